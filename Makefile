@@ -1,0 +1,30 @@
+# The two commands of the README. Each bootstraps itself on a fresh machine: it creates the
+# virtual environment and installs the project (and, for tests, the system packages the
+# browser and export tests need) before it runs.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8501
+
+.PHONY: run test lint bench clean
+
+$(BIN)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+run: $(BIN)/.installed
+	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true \
+		--browser.gatherUsageStats false
+
+test: $(BIN)/.installed
+	sh scripts/system-deps.sh
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+bench: $(BIN)/.installed
+	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,129 @@
+"""Payload conversion between protocols: detect, decode to canonical, encode to the target.
+
+This is what ``flowdebug convert`` and the app's import box run. A request becomes a request,
+a response a response and a stream a stream; ``canonical`` is the canonical conversation JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from flowdebug import protocols
+from flowdebug.errors import CodecError, UsageError
+from flowdebug.model import Conversation, Message, ModelResponse, dump
+from flowdebug.protocols.base import ConversionWarning
+
+CANONICAL = "canonical"
+TARGETS = (*protocols.PROTOCOLS, CANONICAL)
+
+
+@dataclass
+class Decoded:
+    """A payload understood: where it came from and its canonical meaning."""
+
+    protocol: str
+    kind: str
+    conversation: Conversation | None = None
+    response: ModelResponse | None = None
+    warnings: list[ConversionWarning] = field(default_factory=list)
+
+    def as_conversation(self) -> Conversation:
+        if self.conversation is not None:
+            return self.conversation
+        assert self.response is not None
+        return Conversation(messages=[self.response.message])
+
+
+def load_json(text: str, source: str = "input") -> Any:
+    """Parse JSON text; a syntax error names the line and column."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise CodecError(source, "$", f"not valid JSON: {e.msg} at line {e.lineno} "
+                         f"column {e.colno}") from None
+
+
+def _json_path(loc: tuple[Any, ...]) -> str:
+    path = "$"
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return path
+
+
+def _decode_canonical(payload: Any) -> Decoded:
+    try:
+        conv = Conversation.model_validate(payload)
+    except ValidationError as e:
+        err = e.errors()[0]
+        # pydantic puts the union tag into the location (parts.1.tool_call.id): drop it.
+        kinds = {"text", "thinking", "image", "tool_call", "tool_result", "str", "list[...]"}
+        loc = tuple(p for i, p in enumerate(err["loc"])
+                    if not (p in kinds and i and isinstance(err["loc"][i - 1], int)))
+        raise CodecError(CANONICAL, _json_path(loc), err["msg"]) from None
+    return Decoded(CANONICAL, "request", conversation=conv)
+
+
+def _looks_canonical(payload: Any) -> bool:
+    return (isinstance(payload, dict) and isinstance(payload.get("messages"), list)
+            and all(isinstance(m, dict) and "parts" in m for m in payload["messages"]))
+
+
+def decode(payload: Any, source: str | None = None) -> Decoded:
+    """Understand ``payload``: detect (or take) its protocol and kind and decode it."""
+    if source == CANONICAL or (source is None and _looks_canonical(payload)):
+        return _decode_canonical(payload)
+    if source is None:
+        found = protocols.detect(payload)
+        if found is None:
+            raise CodecError("input", "$", "not a payload of any known protocol ("
+                             f"{', '.join(protocols.PROTOCOLS)}); pass --from to say which")
+        source, kind = found
+    else:
+        codec = protocols.get(source)
+        kind = codec.detect(payload) or "request"
+    codec = protocols.get(source)
+    if kind == "response":
+        got = codec.decode_response(payload)
+        return Decoded(source, kind, response=got.value, warnings=got.warnings)
+    if kind == "stream":
+        got = codec.decode_stream(payload)
+        return Decoded(source, kind, response=got.value, warnings=got.warnings)
+    got = codec.decode_request(payload)
+    return Decoded(source, kind, conversation=got.value, warnings=got.warnings)
+
+
+def encode(decoded: Decoded, target: str) -> tuple[Any, list[ConversionWarning]]:
+    """The payload of the same kind in ``target`` (or canonical JSON) plus its warnings."""
+    if target == CANONICAL:
+        if decoded.response is not None:
+            out = dump(decoded.as_conversation())
+            if decoded.response.stop_reason:
+                out["stop_reason"] = decoded.response.stop_reason
+            return out, []
+        return dump(decoded.as_conversation()), []
+    if target not in protocols.PROTOCOLS:
+        raise UsageError(f"unknown target {target!r}; choose one of: {', '.join(TARGETS)}")
+    codec = protocols.get(target)
+    if decoded.response is not None:
+        got = (codec.encode_stream(decoded.response) if decoded.kind == "stream"
+               else codec.encode_response(decoded.response))
+    else:
+        got = codec.encode_request(decoded.as_conversation())
+    return got.value, got.warnings
+
+
+def convert(payload: Any, target: str, source: str | None = None
+            ) -> tuple[Any, list[ConversionWarning]]:
+    """Convert one payload; warnings cover both decoding and encoding losses."""
+    decoded = decode(payload, source)
+    out, warnings = encode(decoded, target)
+    return out, [*decoded.warnings, *warnings]
+
+
+def response_from_message(message: Message) -> ModelResponse:
+    stop = "tool_use" if message.tool_calls else "end_turn"
+    return ModelResponse(message=message, stop_reason=stop)

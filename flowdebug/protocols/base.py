@@ -1,0 +1,153 @@
+"""What every codec shares: the interface, conversion warnings and naming helpers.
+
+A codec is pure: JSON-compatible dicts in, dicts out, no network. Each protocol module
+exposes one ``CODEC`` object satisfying :class:`Codec`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, Protocol, TypeVar
+
+from flowdebug.errors import CodecError
+from flowdebug.model import Conversation, ModelResponse
+
+T = TypeVar("T")
+
+# request: what the runtime sends the model API; response: one model turn; stream: the JSON
+# array of SSE event objects (the ``data:`` payloads, in wire order). MCP adds its own kinds.
+Kind = Literal["request", "response", "stream", "tools_list", "tools_call", "call_result",
+               "transcript"]
+
+
+@dataclass(frozen=True)
+class ConversionWarning:
+    """Something the target protocol cannot carry, and what was done about it.
+
+    ``code`` is stable for tests and filtering (``thinking_signature_dropped``,
+    ``image_in_result_dropped``, ``tool_name_renamed``, ``call_id_renamed``,
+    ``schema_keyword_dropped``, ``error_flag_lost`` ...). ``path`` points into the canonical
+    object (``messages[2].parts[0]``) or the payload.
+    """
+
+    protocol: str
+    code: str
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"warning {self.protocol} {self.path}: {self.message} [{self.code}]"
+
+
+@dataclass
+class Converted(Generic[T]):
+    """A conversion's value plus everything it could not carry."""
+
+    value: T
+    warnings: list[ConversionWarning] = field(default_factory=list)
+
+
+class Codec(Protocol):
+    """The shape of every protocol module's ``CODEC``."""
+
+    name: str  # CLI spelling: anthropic, openai-chat, openai-responses, gemini, mcp
+    title: str  # what the UI shows
+
+    def encode_request(self, conv: Conversation) -> Converted[Any]: ...
+    def decode_request(self, payload: Any) -> Converted[Conversation]: ...
+    def encode_response(self, resp: ModelResponse) -> Converted[Any]: ...
+    def decode_response(self, payload: Any) -> Converted[ModelResponse]: ...
+    def encode_stream(self, resp: ModelResponse) -> Converted[list[Any]]: ...
+    def decode_stream(self, events: list[Any]) -> Converted[ModelResponse]: ...
+    def detect(self, payload: Any) -> Kind | None: ...
+
+
+class Warnings:
+    """Collects warnings for one conversion; codecs call ``add`` where they lose something."""
+
+    def __init__(self, protocol: str):
+        self.protocol = protocol
+        self.items: list[ConversionWarning] = []
+
+    def add(self, code: str, path: str, message: str) -> None:
+        self.items.append(ConversionWarning(self.protocol, code, path, message))
+
+    def wrap(self, value: T) -> Converted[T]:
+        return Converted(value, self.items)
+
+
+# Anthropic, OpenAI (Chat and Responses): ^[a-zA-Z0-9_-]{1,64}$. Gemini: starts with a letter
+# or underscore, [A-Za-z0-9_.:-], at most 128. MCP: SHOULD ^[A-Za-z0-9._-]{1,128}$.
+NAME_RULES: dict[str, tuple[re.Pattern[str], int]] = {
+    "anthropic": (re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), 64),
+    "openai-chat": (re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), 64),
+    "openai-responses": (re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), 64),
+    "gemini": (re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$"), 128),
+    "mcp": (re.compile(r"^[A-Za-z0-9._-]{1,128}$"), 128),
+}
+
+# Call ids: Anthropic tool_use.id must match ^[a-zA-Z0-9_-]+$; OpenAI ids are free strings
+# but we keep them to the same safe alphabet when we must invent or rewrite one.
+ID_RULES: dict[str, re.Pattern[str]] = {
+    "anthropic": re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
+    "openai-chat": re.compile(r"^.{1,256}$", re.S),
+    "openai-responses": re.compile(r"^.{1,256}$", re.S),
+    "gemini": re.compile(r"^.{1,256}$", re.S),
+    "mcp": re.compile(r"^.{1,256}$", re.S),
+}
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:8]
+
+
+def safe_name(protocol: str, name: str) -> str:
+    """``name`` if the protocol accepts it, else a deterministic legal rewrite.
+
+    The same input always maps to the same output, so a call and its declaration (and a
+    result and its call) stay paired across a conversion.
+    """
+    pattern, limit = NAME_RULES[protocol]
+    if pattern.match(name):
+        return name
+    allowed = "_-" if limit == 64 else "_.:-" if protocol == "gemini" else "._-"
+    cleaned = "".join(c if c.isalnum() and c.isascii() or c in allowed else "_" for c in name)
+    if protocol == "gemini" and not re.match(r"[A-Za-z_]", cleaned[:1]):
+        cleaned = "_" + cleaned
+    if not cleaned:
+        cleaned = "tool"
+    if len(cleaned) > limit or cleaned != name:
+        cleaned = cleaned[: limit - 9] + "_" + _digest(name) if len(cleaned) > limit else cleaned
+    return cleaned
+
+
+def safe_call_id(protocol: str, call_id: str) -> str:
+    """``call_id`` if the protocol accepts it, else a deterministic legal rewrite."""
+    if ID_RULES[protocol].match(call_id):
+        return call_id
+    cleaned = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[:55] or "call"
+    return f"{cleaned}_{_digest(call_id)}"
+
+
+def expect(protocol: str, payload: Any, path: str, typ: type | tuple[type, ...]) -> Any:
+    """Return ``payload`` if it has type ``typ``, else raise a CodecError naming ``path``."""
+    if not isinstance(payload, typ):
+        names = typ.__name__ if isinstance(typ, type) else " or ".join(t.__name__ for t in typ)
+        raise CodecError(protocol, path, f"expected {_json_type(names)}, got "
+                         f"{_json_type(type(payload).__name__)}")
+    return payload
+
+
+def require(protocol: str, obj: dict[str, Any], key: str, path: str,
+            typ: type | tuple[type, ...]) -> Any:
+    """``obj[key]`` checked against ``typ``; a missing key names its path."""
+    if key not in obj:
+        raise CodecError(protocol, f"{path}.{key}", "required field is missing")
+    return expect(protocol, obj[key], f"{path}.{key}", typ)
+
+
+def _json_type(py: str) -> str:
+    return {"dict": "an object", "list": "an array", "str": "a string", "int": "an integer",
+            "float": "a number", "bool": "a boolean", "NoneType": "null"}.get(py, py)

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Debian packages the tests need: graphviz (`dot`, for SVG/PNG export) and chromium (driven by
+# Playwright in the browser tests; never a downloaded browser). Installed only when missing.
+set -e
+missing=""
+command -v dot >/dev/null 2>&1 || missing="$missing graphviz"
+[ -x /usr/bin/chromium ] || missing="$missing chromium"
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing:$missing"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+else
+    echo "missing:$missing (install them with apt-get; browser/export tests will be skipped)" >&2
+fi
