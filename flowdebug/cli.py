@@ -69,14 +69,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("convert", help="convert a payload to another protocol")
     p.add_argument("file", nargs="?", default="-", help="JSON file, or - for stdin")
     p.add_argument("--to", required=True, choices=TARGETS, help="target protocol")
-    p.add_argument("--from", dest="source", choices=TARGETS,
-                   help="source protocol (detected when absent)")
+    p.add_argument(
+        "--from", dest="source", choices=TARGETS, help="source protocol (detected when absent)"
+    )
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser("lint", help="what each vendor would reject in a payload")
     p.add_argument("file", nargs="?", default="-", help="JSON file, or - for stdin")
-    p.add_argument("--protocol", choices=list(protocols.PROTOCOLS),
-                   help="check only this vendor's rules")
+    p.add_argument(
+        "--protocol", choices=list(protocols.PROTOCOLS), help="check only this vendor's rules"
+    )
     p.set_defaults(func=cmd_lint)
     return parser
 

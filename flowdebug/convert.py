@@ -43,8 +43,9 @@ def load_json(text: str, source: str = "input") -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise CodecError(source, "$", f"not valid JSON: {e.msg} at line {e.lineno} "
-                         f"column {e.colno}") from None
+        raise CodecError(
+            source, "$", f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
+        ) from None
 
 
 def _json_path(loc: tuple[Any, ...]) -> str:
@@ -61,15 +62,21 @@ def _decode_canonical(payload: Any) -> Decoded:
         err = e.errors()[0]
         # pydantic puts the union tag into the location (parts.1.tool_call.id): drop it.
         kinds = {"text", "thinking", "image", "tool_call", "tool_result", "str", "list[...]"}
-        loc = tuple(p for i, p in enumerate(err["loc"])
-                    if not (p in kinds and i and isinstance(err["loc"][i - 1], int)))
+        loc = tuple(
+            p
+            for i, p in enumerate(err["loc"])
+            if not (p in kinds and i and isinstance(err["loc"][i - 1], int))
+        )
         raise CodecError(CANONICAL, _json_path(loc), err["msg"]) from None
     return Decoded(CANONICAL, "request", conversation=conv)
 
 
 def _looks_canonical(payload: Any) -> bool:
-    return (isinstance(payload, dict) and isinstance(payload.get("messages"), list)
-            and all(isinstance(m, dict) and "parts" in m for m in payload["messages"]))
+    return (
+        isinstance(payload, dict)
+        and isinstance(payload.get("messages"), list)
+        and all(isinstance(m, dict) and "parts" in m for m in payload["messages"])
+    )
 
 
 def decode(payload: Any, source: str | None = None) -> Decoded:
@@ -79,8 +86,12 @@ def decode(payload: Any, source: str | None = None) -> Decoded:
     if source is None:
         found = protocols.detect(payload)
         if found is None:
-            raise CodecError("input", "$", "not a payload of any known protocol ("
-                             f"{', '.join(protocols.PROTOCOLS)}); pass --from to say which")
+            raise CodecError(
+                "input",
+                "$",
+                "not a payload of any known protocol ("
+                f"{', '.join(protocols.PROTOCOLS)}); pass --from to say which",
+            )
         source, kind = found
     else:
         codec = protocols.get(source)
@@ -109,15 +120,19 @@ def encode(decoded: Decoded, target: str) -> tuple[Any, list[ConversionWarning]]
         raise UsageError(f"unknown target {target!r}; choose one of: {', '.join(TARGETS)}")
     codec = protocols.get(target)
     if decoded.response is not None:
-        got = (codec.encode_stream(decoded.response) if decoded.kind == "stream"
-               else codec.encode_response(decoded.response))
+        got = (
+            codec.encode_stream(decoded.response)
+            if decoded.kind == "stream"
+            else codec.encode_response(decoded.response)
+        )
     else:
         got = codec.encode_request(decoded.as_conversation())
     return got.value, got.warnings
 
 
-def convert(payload: Any, target: str, source: str | None = None
-            ) -> tuple[Any, list[ConversionWarning]]:
+def convert(
+    payload: Any, target: str, source: str | None = None
+) -> tuple[Any, list[ConversionWarning]]:
     """Convert one payload; warnings cover both decoding and encoding losses."""
     decoded = decode(payload, source)
     out, warnings = encode(decoded, target)

@@ -41,11 +41,13 @@ def turns(conv: Conversation) -> list[Turn]:
         if message.role != "assistant":
             continue
         stop = "tool_use" if message.tool_calls else "end_turn"
-        out.append(Turn(
-            number=len(out) + 1,
-            request=conv.model_copy(update={"messages": conv.messages[:i]}),
-            response=ModelResponse(message=message, stop_reason=stop),
-        ))
+        out.append(
+            Turn(
+                number=len(out) + 1,
+                request=conv.model_copy(update={"messages": conv.messages[:i]}),
+                response=ModelResponse(message=message, stop_reason=stop),
+            )
+        )
     return out
 
 
@@ -64,11 +66,10 @@ def encode_turn(turn: Turn, protocol: str, stream: bool = True) -> list[Payload]
     return out
 
 
-def encode_all(conv: Conversation, names: list[str] | None = None, stream: bool = True
-               ) -> dict[str, list[Payload]]:
+def encode_all(
+    conv: Conversation, names: list[str] | None = None, stream: bool = True
+) -> dict[str, list[Payload]]:
     """Every turn of ``conv`` in every protocol named (all five by default)."""
     names = names or list(protocols.PROTOCOLS)
     all_turns = turns(conv)
-    return {
-        name: [p for t in all_turns for p in encode_turn(t, name, stream)] for name in names
-    }
+    return {name: [p for t in all_turns for p in encode_turn(t, name, stream)] for name in names}

@@ -38,8 +38,7 @@ st.markdown(
 )
 for tab, label in zip(st.tabs(labels), labels, strict=True):
     with tab:
-        for col, (name, items) in zip(st.columns(len(payloads)), payloads.items(),
-                                      strict=True):
+        for col, (name, items) in zip(st.columns(len(payloads)), payloads.items(), strict=True):
             item = next(p for p in items if p.label == label)
             col.markdown(f"#### {protocols.get(name).title}")
             col.code(json.dumps(item.value, indent=2, ensure_ascii=False), language="json")

@@ -30,19 +30,34 @@ WEATHER_TOOL = Tool(
     },
 )
 
-PARIS = ToolCall(id="toolu_01A7Pq3rT9xWcE5bLmN2kVdY", name="get_weather",
-                 arguments={"location": "Paris", "unit": "c"})
-TOKYO = ToolCall(id="toolu_01B8Qr4sU0yXdF6cMnO3lWeZ", name="get_weather",
-                 arguments={"location": "Tokyo", "unit": "c"})
-PARIS_RESULT = ToolResult(
-    call_id=PARIS.id, name="get_weather",
-    content=json.dumps({"location": "Paris", "temperature": 18, "unit": "c",
-                        "conditions": "partly cloudy"}),
+PARIS = ToolCall(
+    id="toolu_01A7Pq3rT9xWcE5bLmN2kVdY",
+    name="get_weather",
+    arguments={"location": "Paris", "unit": "c"},
 )
-TOKYO_RESULT = ToolResult(call_id=TOKYO.id, name="get_weather", content="timeout after 10s",
-                          is_error=True, error_type="timeout")
-FINAL_TEXT = ("Paris is 18 degrees C and partly cloudy. I couldn't get the weather for Tokyo: "
-              "the request timed out.")
+TOKYO = ToolCall(
+    id="toolu_01B8Qr4sU0yXdF6cMnO3lWeZ",
+    name="get_weather",
+    arguments={"location": "Tokyo", "unit": "c"},
+)
+PARIS_RESULT = ToolResult(
+    call_id=PARIS.id,
+    name="get_weather",
+    content=json.dumps(
+        {"location": "Paris", "temperature": 18, "unit": "c", "conditions": "partly cloudy"}
+    ),
+)
+TOKYO_RESULT = ToolResult(
+    call_id=TOKYO.id,
+    name="get_weather",
+    content="timeout after 10s",
+    is_error=True,
+    error_type="timeout",
+)
+FINAL_TEXT = (
+    "Paris is 18 degrees C and partly cloudy. I couldn't get the weather for Tokyo: "
+    "the request timed out."
+)
 
 WEATHER_USER = Message(role="user", parts=[Text(text="Weather in Paris and Tokyo?")])
 WEATHER_CALLS = Message(role="assistant", parts=[PARIS, TOKYO])
@@ -66,23 +81,38 @@ WEATHER_FINAL_RESPONSE = ModelResponse(message=WEATHER_FINAL, stop_reason="end_t
 
 # Text before calls, a thinking block with a signature, then one call.
 THINKING_CALL = ModelResponse(
-    message=Message(role="assistant", parts=[
-        Thinking(text="The user wants Paris weather; call the tool.", signature="c2lnbmF0dXJl"),
-        Text(text="Let me check."),
-        ToolCall(id="toolu_think_1", name="get_weather", arguments={"location": "Paris"}),
-    ]),
+    message=Message(
+        role="assistant",
+        parts=[
+            Thinking(text="The user wants Paris weather; call the tool.", signature="c2lnbmF0dXJl"),
+            Text(text="Let me check."),
+            ToolCall(id="toolu_think_1", name="get_weather", arguments={"location": "Paris"}),
+        ],
+    ),
     stop_reason="tool_use",
 )
 
 # A multi-round task conversation with a named tool choice and parallel calls disabled.
 TASK_TOOLS = [
-    Tool(name="create_task", description="Create a task and return its id.",
-         parameters={"type": "object", "properties": {"title": {"type": "string"}},
-                     "required": ["title"]}),
-    Tool(name="complete_task", description="Mark a task done.",
-         parameters={"type": "object", "properties": {"task_id": {"type": "string"}},
-                     "required": ["task_id"]},
-         annotations={"destructiveHint": True}),
+    Tool(
+        name="create_task",
+        description="Create a task and return its id.",
+        parameters={
+            "type": "object",
+            "properties": {"title": {"type": "string"}},
+            "required": ["title"],
+        },
+    ),
+    Tool(
+        name="complete_task",
+        description="Mark a task done.",
+        parameters={
+            "type": "object",
+            "properties": {"task_id": {"type": "string"}},
+            "required": ["task_id"],
+        },
+        annotations={"destructiveHint": True},
+    ),
 ]
 TASKS = Conversation(
     system="You manage tasks.",
@@ -90,38 +120,72 @@ TASKS = Conversation(
     tool_choice=ToolChoice(mode="tool", name="create_task", parallel=False),
     messages=[
         Message(role="user", parts=[Text(text="Add 'buy milk' then mark it done.")]),
-        Message(role="assistant", parts=[
-            ToolCall(id="call_1", name="create_task", arguments={"title": "buy milk"})]),
-        Message(role="tool", parts=[
-            ToolResult(call_id="call_1", name="create_task", content='{"id": "T-1"}')]),
-        Message(role="assistant", parts=[
-            ToolCall(id="call_2", name="complete_task", arguments={"task_id": "T-1"})]),
-        Message(role="tool", parts=[
-            ToolResult(call_id="call_2", name="complete_task", content="done")]),
+        Message(
+            role="assistant",
+            parts=[ToolCall(id="call_1", name="create_task", arguments={"title": "buy milk"})],
+        ),
+        Message(
+            role="tool",
+            parts=[ToolResult(call_id="call_1", name="create_task", content='{"id": "T-1"}')],
+        ),
+        Message(
+            role="assistant",
+            parts=[ToolCall(id="call_2", name="complete_task", arguments={"task_id": "T-1"})],
+        ),
+        Message(
+            role="tool", parts=[ToolResult(call_id="call_2", name="complete_task", content="done")]
+        ),
         Message(role="assistant", parts=[Text(text="Added and completed 'buy milk'.")]),
     ],
 )
 
 # An image inside a tool result, and a tool whose name has a dot (legal only in MCP/Gemini).
-PIXEL = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9"
+    "awAAAABJRU5ErkJggg=="
+)
 IMAGE_RESULT = Conversation(
-    tools=[Tool(name="camera.snapshot", description="Take a picture.",
-                parameters={"type": "object", "properties": {}})],
+    tools=[
+        Tool(
+            name="camera.snapshot",
+            description="Take a picture.",
+            parameters={"type": "object", "properties": {}},
+        )
+    ],
     messages=[
         Message(role="user", parts=[Text(text="What does the camera see?")]),
-        Message(role="assistant", parts=[
-            ToolCall(id="call_cam", name="camera.snapshot", arguments={})]),
-        Message(role="tool", parts=[ToolResult(
-            call_id="call_cam", name="camera.snapshot",
-            content=[Text(text="snapshot taken"), Image(media_type="image/png", data=PIXEL)])]),
+        Message(
+            role="assistant", parts=[ToolCall(id="call_cam", name="camera.snapshot", arguments={})]
+        ),
+        Message(
+            role="tool",
+            parts=[
+                ToolResult(
+                    call_id="call_cam",
+                    name="camera.snapshot",
+                    content=[
+                        Text(text="snapshot taken"),
+                        Image(media_type="image/png", data=PIXEL),
+                    ],
+                )
+            ],
+        ),
     ],
 )
 
 # Arguments the model sent that are not valid JSON (OpenAI can send these).
 MALFORMED_ARGS = ModelResponse(
-    message=Message(role="assistant", parts=[
-        ToolCall(id="call_bad", name="get_weather", arguments={},
-                 raw_arguments='{"location": "Paris"')]),
+    message=Message(
+        role="assistant",
+        parts=[
+            ToolCall(
+                id="call_bad",
+                name="get_weather",
+                arguments={},
+                raw_arguments='{"location": "Paris"',
+            )
+        ],
+    ),
     stop_reason="tool_use",
 )
 

@@ -1,11 +1,14 @@
 """Validate emitted payloads against the vendor SDKs' own types.
 
 pydantic silently drops unknown keys when validating a TypedDict, so ``assert_params`` also
-diffs the validated value against the input: a misspelled key fails the test.
+diffs the validated value against the input: a misspelled key fails the test. ``Iterable[...]``
+fields (e.g. ``messages``) validate lazily into an iterator whose items are checked only when
+consumed, so ``_plain`` consumes them (while the adapter is still alive).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
@@ -23,8 +26,11 @@ def _diff(expected: Any, got: Any, path: str = "$") -> list[str]:
     if isinstance(expected, list):
         if not isinstance(got, list | tuple) or len(got) != len(expected):
             return [f"{path}: list changed"]
-        return [d for i, (e, g) in enumerate(zip(expected, got, strict=True))
-                for d in _diff(e, g, f"{path}[{i}]")]
+        return [
+            d
+            for i, (e, g) in enumerate(zip(expected, got, strict=True))
+            for d in _diff(e, g, f"{path}[{i}]")
+        ]
     return []
 
 
@@ -33,14 +39,17 @@ def _plain(value: Any) -> Any:
         return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+    if isinstance(value, list | tuple | Iterator):
         return [_plain(v) for v in value]
     return value
 
 
 def assert_params(typed_dict: Any, payload: Any) -> None:
     """``payload`` validates as the SDK's request TypedDict and keeps every key."""
-    got = _plain(TypeAdapter(typed_dict).validate_python(payload))
+    # Keep the adapter alive while _plain walks the result: Iterable fields validate lazily
+    # (ValidatorIterator) and iterating them after the adapter is freed panics in pydantic-core.
+    adapter = TypeAdapter(typed_dict)
+    got = _plain(adapter.validate_python(payload))
     problems = _diff(payload, got)
     assert not problems, "\n".join(problems)
 
@@ -48,7 +57,7 @@ def assert_params(typed_dict: Any, payload: Any) -> None:
 def _extras(model: Any, path: str = "$") -> list[str]:
     out = []
     if isinstance(model, BaseModel):
-        for k in (model.__pydantic_extra__ or {}):
+        for k in model.__pydantic_extra__ or {}:
             out.append(f"{path}.{k}: not a field of {type(model).__name__}")
         for name in type(model).model_fields:
             out += _extras(getattr(model, name), f"{path}.{name}")

@@ -6,7 +6,7 @@ from typing import Any
 
 from flowdebug.errors import UsageError
 from flowdebug.protocols import anthropic, gemini, mcp, openai_chat, openai_responses
-from flowdebug.protocols.base import Codec, Converted, ConversionWarning, Kind
+from flowdebug.protocols.base import Codec, ConversionWarning, Converted, Kind
 
 PROTOCOLS: dict[str, Codec] = {
     c.name: c

@@ -18,8 +18,9 @@ T = TypeVar("T")
 
 # request: what the runtime sends the model API; response: one model turn; stream: the JSON
 # array of SSE event objects (the ``data:`` payloads, in wire order). MCP adds its own kinds.
-Kind = Literal["request", "response", "stream", "tools_list", "tools_call", "call_result",
-               "transcript"]
+Kind = Literal[
+    "request", "response", "stream", "tools_list", "tools_call", "call_result", "transcript"
+]
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ def safe_name(protocol: str, name: str) -> str:
     if pattern.match(name):
         return name
     allowed = "_-" if limit == 64 else "_.:-" if protocol == "gemini" else "._-"
-    cleaned = "".join(c if c.isalnum() and c.isascii() or c in allowed else "_" for c in name)
+    cleaned = "".join(c if (c.isalnum() and c.isascii()) or c in allowed else "_" for c in name)
     if protocol == "gemini" and not re.match(r"[A-Za-z_]", cleaned[:1]):
         cleaned = "_" + cleaned
     if not cleaned:
@@ -135,13 +136,17 @@ def expect(protocol: str, payload: Any, path: str, typ: type | tuple[type, ...])
     """Return ``payload`` if it has type ``typ``, else raise a CodecError naming ``path``."""
     if not isinstance(payload, typ):
         names = typ.__name__ if isinstance(typ, type) else " or ".join(t.__name__ for t in typ)
-        raise CodecError(protocol, path, f"expected {_json_type(names)}, got "
-                         f"{_json_type(type(payload).__name__)}")
+        raise CodecError(
+            protocol,
+            path,
+            f"expected {_json_type(names)}, got {_json_type(type(payload).__name__)}",
+        )
     return payload
 
 
-def require(protocol: str, obj: dict[str, Any], key: str, path: str,
-            typ: type | tuple[type, ...]) -> Any:
+def require(
+    protocol: str, obj: dict[str, Any], key: str, path: str, typ: type | tuple[type, ...]
+) -> Any:
     """``obj[key]`` checked against ``typ``; a missing key names its path."""
     if key not in obj:
         raise CodecError(protocol, f"{path}.{key}", "required field is missing")
@@ -149,5 +154,12 @@ def require(protocol: str, obj: dict[str, Any], key: str, path: str,
 
 
 def _json_type(py: str) -> str:
-    return {"dict": "an object", "list": "an array", "str": "a string", "int": "an integer",
-            "float": "a number", "bool": "a boolean", "NoneType": "null"}.get(py, py)
+    return {
+        "dict": "an object",
+        "list": "an array",
+        "str": "a string",
+        "int": "an integer",
+        "float": "a number",
+        "bool": "a boolean",
+        "NoneType": "null",
+    }.get(py, py)
