@@ -1,0 +1,118 @@
+"""The command line is a contract: exact output shapes and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flowdebug.cli import main
+
+WIRE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "wire"
+if not WIRE.exists():  # a clean clone has shared/ beside the checkout
+    WIRE = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "wire"
+
+
+def run(capsys, *argv: str, stdin: str | None = None, monkeypatch=None) -> tuple[int, str, str]:
+    if stdin is not None:
+        import io
+
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_protocols_prints_one_name_per_line(capsys):
+    code, out, _ = run(capsys, "protocols")
+    assert code == 0
+    assert out.splitlines() == ["anthropic", "openai-chat", "openai-responses", "gemini", "mcp"]
+
+
+def test_convert_detects_anthropic_request_and_writes_openai_chat(capsys):
+    code, out, _ = run(capsys, "convert", str(WIRE / "anthropic.request.continuation.json"),
+                       "--to", "openai-chat")
+    assert code == 0
+    body = json.loads(out)
+    assistant = next(m for m in body["messages"] if m.get("tool_calls"))
+    ids = [c["id"] for c in assistant["tool_calls"]]
+    assert ids == ["toolu_01A7Pq3rT9xWcE5bLmN2kVdY", "toolu_01B8Qr4sU0yXdF6cMnO3lWeZ"]
+    tool_msgs = [m for m in body["messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tool_msgs] == ids
+    assert json.loads(tool_msgs[1]["content"]) == {"error": "timeout after 10s"}
+
+
+def test_convert_to_canonical_has_the_documented_shape(capsys):
+    code, out, _ = run(capsys, "convert", str(WIRE / "openai_chat.request.continuation.json"),
+                       "--to", "canonical")
+    assert code == 0
+    conv = json.loads(out)
+    assert set(conv) >= {"system", "tools", "messages"}
+    assert conv["system"] == "You are a weather assistant."
+    parts = [p for m in conv["messages"] for p in m["parts"]]
+    calls = [p for p in parts if p["kind"] == "tool_call"]
+    results = [p for p in parts if p["kind"] == "tool_result"]
+    assert [c["arguments"]["location"] for c in calls] == ["Paris", "Tokyo"]
+    assert [r["call_id"] for r in results] == [c["id"] for c in calls]
+    assert [r["is_error"] for r in results] == [False, True]
+    assert results[1]["content"] == "timeout after 10s"
+
+
+def test_convert_reads_stdin_and_honours_from(capsys, monkeypatch):
+    text = (WIRE / "gemini.response.function_calls.json").read_text()
+    code, out, _ = run(capsys, "convert", "-", "--to", "anthropic", "--from", "gemini",
+                       stdin=text, monkeypatch=monkeypatch)
+    assert code == 0
+    body = json.loads(out)
+    assert body["stop_reason"] == "tool_use"
+    assert [b["input"]["location"] for b in body["content"] if b["type"] == "tool_use"] == [
+        "Paris", "Tokyo"]
+
+
+def test_convert_warns_on_stderr_what_the_target_cannot_carry(capsys):
+    code, _, err = run(capsys, "convert",
+                       str(WIRE / "anthropic.variant.thinking.response.tool_use.json"),
+                       "--to", "openai-chat")
+    assert code == 0
+    assert "thinking" in err
+    assert err.startswith("warning openai-chat ")
+
+
+def test_convert_bad_json_exits_2_with_one_line(capsys, monkeypatch):
+    code, out, err = run(capsys, "convert", "-", "--to", "gemini", stdin='{"messages": [',
+                         monkeypatch=monkeypatch)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "$" in err and "not valid JSON" in err
+
+
+def test_convert_bad_payload_names_the_json_path(capsys, monkeypatch):
+    payload = json.loads((WIRE / "anthropic.request.continuation.json").read_text())
+    payload["messages"][1]["content"][0]["input"] = "not an object"
+    code, _, err = run(capsys, "convert", "-", "--to", "gemini", stdin=json.dumps(payload),
+                       monkeypatch=monkeypatch)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "$.messages[1].content[0].input" in err
+
+
+def test_convert_unknown_payload_exits_2(capsys, monkeypatch):
+    code, _, err = run(capsys, "convert", "-", "--to", "mcp", stdin='{"hello": "world"}',
+                       monkeypatch=monkeypatch)
+    assert code == 2
+    assert "not a payload of any known protocol" in err
+
+
+@pytest.mark.parametrize("target", ["anthropic", "openai-chat", "openai-responses", "gemini",
+                                    "mcp", "canonical"])
+def test_console_script_converts_weather_to_every_target(target):
+    exe = Path(sys.executable).parent / "flowdebug"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "flowdebug.cli"]
+    proc = subprocess.run([*cmd, "convert", str(WIRE / "anthropic.request.continuation.json"),
+                           "--to", target], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)
