@@ -1,0 +1,391 @@
+"""Mock handlers: what runs when the model calls a tool.
+
+A handler is data (a pydantic model in the :data:`Handler` union, keyed by ``kind``) so a
+session that declares tools and their mocks can be saved and reloaded:
+
+- ``python``: a function ``module:function`` taking the arguments dict (and optionally a
+  :class:`ToolContext`), returning a JSON value or a string;
+- ``fixed``: always the same result (optionally an error, optionally after a delay);
+- ``template``: a ``str.format`` template filled from the arguments;
+- ``rules``: the first rule whose ``when`` / ``match`` fits the arguments gives the reply;
+- ``code``: Python source defining ``handler(args)``, run in a child process
+  (:mod:`flowdebug.sandbox`).
+
+``handler.run(arguments, ctx)`` returns an :class:`Outcome` and never raises for anything
+the handler does. Timeouts are the runtime's job: it runs ``run`` in a thread it can abandon,
+and ``code`` handlers kill their child at ``ctx.deadline``.
+
+A :class:`ToolEntry` pairs a declaration (:class:`~flowdebug.model.Tool`) with its handler
+and timeout; a :class:`Toolset` is the tools of one session.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import math
+import re
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, JsonValue, TypeAdapter, field_validator, model_validator
+
+from flowdebug.model import Tool, _Model
+from flowdebug.sandbox import describe_exit, run_code
+
+DEFAULT_ERROR_TYPE = "exception"
+
+
+class ToolError(Exception):
+    """Raise from a python handler to return an error result with this ``error_type``."""
+
+    def __init__(self, message: str, error_type: str = DEFAULT_ERROR_TYPE):
+        super().__init__(message)
+        self.error_type = error_type
+
+
+@dataclass
+class ToolContext:
+    """What a handler may use besides its arguments.
+
+    ``state`` is the session's JSON-only scratch space (the task store lives there), shared
+    by every call of one runtime; take ``lock`` around read-modify-write because the calls of
+    a batch run concurrently. ``cancelled`` is set when the runtime gave up on the call.
+    """
+
+    call_id: str = ""
+    session_id: str = ""
+    state: dict[str, Any] = field(default_factory=dict)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    deadline: float = math.inf  # time.monotonic() at which the call times out
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def remaining(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def sleep(self, seconds: float) -> bool:
+        """Sleep, waking early when the call is abandoned; True when it slept in full."""
+        return not self.cancelled.wait(seconds)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a handler produced: the result's text and error flag, plus the raw value (for
+    structured content) and a log (captured output, traceback) for the trace."""
+
+    content: str = ""
+    is_error: bool = False
+    error_type: str | None = None
+    value: Any = None
+    log: str = ""
+
+    @classmethod
+    def success(cls, value: Any, log: str = "") -> Outcome:
+        if isinstance(value, BaseModel):
+            value = value.model_dump(mode="json")
+        if value is None or isinstance(value, str):
+            return cls(content=value or "", value=value, log=log)
+        try:
+            text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            return cls.failure(
+                f"handler returned {type(value).__name__}, which is not a JSON value ({exc})"
+            )
+        return cls(content=text, value=value, log=log)
+
+    @classmethod
+    def failure(cls, text: str, error_type: str = DEFAULT_ERROR_TYPE, log: str = "") -> Outcome:
+        return cls(content=text, is_error=True, error_type=error_type, log=log)
+
+
+def exception_outcome(exc: BaseException) -> Outcome:
+    """The error result for an exception a handler raised: a :class:`ToolError` gives its
+    own ``error_type``; PermissionError ``permission``; TimeoutError ``timeout``; anything
+    else ``exception``, with ``Type: message`` as the text and the traceback in the log."""
+    log = "".join(traceback.format_exception(exc))
+    match exc:
+        case ToolError():
+            return Outcome.failure(str(exc), exc.error_type, log)
+        case PermissionError():
+            return Outcome.failure(f"permission denied: {exc}", "permission", log)
+        case TimeoutError():
+            return Outcome.failure(f"timeout: {exc}", "timeout", log)
+        case _:
+            return Outcome.failure(f"{type(exc).__name__}: {exc}", DEFAULT_ERROR_TYPE, log)
+
+
+class PythonHandler(_Model):
+    """Calls ``function`` ("package.module:function") with the arguments dict, and with a
+    :class:`ToolContext` too when the function takes a second parameter."""
+
+    kind: Literal["python"] = "python"
+    function: Annotated[str, Field(pattern=r"^[\w.]+:[\w.]+$")]
+
+    def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
+        try:
+            fn, wants_ctx = _resolve(self.function)
+            value = fn(arguments, ctx) if wants_ctx else fn(arguments)
+        except Exception as exc:
+            return exception_outcome(exc)
+        return Outcome.success(value)
+
+
+@cache
+def _resolve(ref: str) -> tuple[Callable[..., Any], bool]:
+    module_name, _, qualname = ref.partition(":")
+    obj: Any = importlib.import_module(module_name)
+    for attr in qualname.split("."):
+        obj = getattr(obj, attr)
+    if not callable(obj):
+        raise TypeError(f"{ref} is not a function")
+    params = inspect.signature(obj).parameters.values()
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return obj, len(positional) >= 2
+
+
+class _ErrorFlag(_Model):
+    is_error: bool = False
+    error_type: str | None = None  # when is_error: "exception" unless given
+
+    def _outcome(self, text: str) -> Outcome:
+        if self.is_error:
+            return Outcome.failure(text, self.error_type or DEFAULT_ERROR_TYPE)
+        return Outcome(content=text)
+
+
+class Reply(_ErrorFlag):
+    """A canned reply: ``result`` (text or a JSON value), optionally an error, optionally
+    after ``delay`` seconds (a delay past the tool's timeout makes the call time out)."""
+
+    result: JsonValue = ""
+    delay: Annotated[float, Field(ge=0)] = 0.0
+
+    def respond(self, ctx: ToolContext) -> Outcome:
+        if self.delay and not ctx.sleep(self.delay):
+            return Outcome.failure("cancelled", "timeout")
+        outcome = Outcome.success(self.result)
+        return self._outcome(outcome.content) if self.is_error else outcome
+
+
+class FixedHandler(Reply):
+    """Always the same reply."""
+
+    kind: Literal["fixed"] = "fixed"
+
+    def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
+        return self.respond(ctx)
+
+
+class TemplateHandler(_ErrorFlag):
+    """``template.format(**arguments)``, e.g. ``"It is sunny in {location}"``."""
+
+    kind: Literal["template"] = "template"
+    template: str
+
+    def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
+        try:
+            return self._outcome(self.template.format_map(arguments))
+        except KeyError as exc:
+            sent = ", ".join(arguments) or "none"
+            return Outcome.failure(
+                f"the result template needs the argument {exc.args[0]!r}, which the call "
+                f"did not send (arguments sent: {sent})"
+            )
+        except (ValueError, IndexError, AttributeError, TypeError) as exc:
+            return Outcome.failure(f"cannot fill the result template {self.template!r}: {exc}")
+
+
+class Rule(Reply):
+    """A reply given when every ``when`` field equals the argument of that name and every
+    ``match`` regex is found (``re.search``) in it (non-strings are matched as JSON)."""
+
+    when: dict[str, JsonValue] = Field(default_factory=dict)
+    match: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("match")
+    @classmethod
+    def _compiles(cls, patterns: dict[str, str]) -> dict[str, str]:
+        for name, pattern in patterns.items():
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"match.{name}: invalid regex {pattern!r}: {exc}") from None
+        return patterns
+
+    def applies(self, arguments: dict[str, Any]) -> bool:
+        if any(k not in arguments or arguments[k] != v for k, v in self.when.items()):
+            return False
+        for name, pattern in self.match.items():
+            if name not in arguments:
+                return False
+            value = arguments[name]
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            if not re.search(pattern, text):
+                return False
+        return True
+
+
+class RulesHandler(_Model):
+    """The first rule that applies replies; otherwise ``default``, or an error naming the
+    arguments no rule matched."""
+
+    kind: Literal["rules"] = "rules"
+    rules: list[Rule] = Field(default_factory=list)
+    default: Reply | None = None
+
+    def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
+        rule = next((r for r in self.rules if r.applies(arguments)), self.default)
+        if rule is None:
+            shown = json.dumps(arguments, ensure_ascii=False)
+            return Outcome.failure(f"no mock rule matches the arguments {shown}")
+        return rule.respond(ctx)
+
+
+class CodeHandler(_Model):
+    """Python source defining ``def handler(args): ...``, run in a child process with the
+    call's timeout, a scrubbed environment and a memory limit (MiB, None for none)."""
+
+    kind: Literal["code"] = "code"
+    source: str
+    memory_mb: Annotated[int, Field(ge=16)] | None = 256
+
+    def check(self) -> str | None:
+        """A syntax error in ``source`` as one line, or None."""
+        try:
+            compile(self.source, "<handler>", "exec")
+        except SyntaxError as exc:
+            return f"line {exc.lineno}: {exc.msg}"
+        return None
+
+    def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
+        timeout = max(ctx.remaining, 0.01) if math.isfinite(ctx.deadline) else 3600.0
+        res = run_code(self.source, arguments, timeout=timeout, memory_mb=self.memory_mb)
+        log = "\n".join(s for s in (res.stdout, res.stderr) if s)
+        match res.status:
+            case "ok":
+                if res.value is None and res.stdout:
+                    return Outcome(content=res.stdout, log=log)
+                return Outcome.success(res.value, log)
+            case "error":
+                return Outcome.failure(res.traceback or res.error, DEFAULT_ERROR_TYPE, log)
+            case "timeout":
+                return Outcome.failure(f"timeout after {timeout:g}s", "timeout", log)
+            case "crashed":
+                text = f"the handler process died ({describe_exit(res.exit_code)})"
+                tail = res.stderr.strip()
+                return Outcome.failure(f"{text}:\n{tail}" if tail else text, "crash", log)
+
+
+Handler = Annotated[
+    PythonHandler | FixedHandler | TemplateHandler | RulesHandler | CodeHandler,
+    Field(discriminator="kind"),
+]
+HANDLER: TypeAdapter[Handler] = TypeAdapter(Handler)
+
+
+class ToolEntry(_Model):
+    """A tool declaration, its mock handler and its timeout (seconds; None: the policy's)."""
+
+    tool: Tool
+    handler: Handler
+    timeout: Annotated[float, Field(gt=0)] | None = None
+
+
+class Toolset(_Model):
+    """The tools of one session, by unique name."""
+
+    entries: list[ToolEntry] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> Toolset:
+        seen: set[str] = set()
+        for e in self.entries:
+            if e.tool.name in seen:
+                raise ValueError(f"two tools are named {e.tool.name!r}")
+            seen.add(e.tool.name)
+        return self
+
+    @property
+    def tools(self) -> list[Tool]:
+        return [e.tool for e in self.entries]
+
+    @property
+    def names(self) -> list[str]:
+        return [e.tool.name for e in self.entries]
+
+    def get(self, name: str) -> ToolEntry | None:
+        return next((e for e in self.entries if e.tool.name == name), None)
+
+    def with_entry(self, entry: ToolEntry) -> Toolset:
+        """A copy with ``entry`` replacing the tool of the same name, or appended."""
+        entries = [entry if e.tool.name == entry.tool.name else e for e in self.entries]
+        if entry.tool.name not in self.names:
+            entries.append(entry)
+        return Toolset(entries=entries)
+
+    def __add__(self, other: Toolset) -> Toolset:
+        return Toolset(entries=[*self.entries, *other.entries])
+
+
+def python_tool(
+    fn: Callable[..., Any],
+    parameters: type[BaseModel] | dict[str, Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    annotations: dict[str, JsonValue] | None = None,
+    timeout: float | None = None,
+) -> ToolEntry:
+    """Declare module-level function ``fn`` as a tool with a ``python`` handler.
+
+    ``parameters`` is a pydantic model (its JSON Schema, without pydantic's titles) or a
+    JSON Schema dict; the description defaults to the first paragraph of the docstring.
+    """
+    doc = inspect.getdoc(fn) or ""
+    tool = Tool(
+        name=name or fn.__name__,
+        description=description or doc.split("\n\n")[0].replace("\n", " ") or None,
+        parameters=schema_of(parameters),
+        annotations=annotations,
+    )
+    handler = PythonHandler(function=f"{fn.__module__}:{fn.__qualname__}")
+    return ToolEntry(tool=tool, handler=handler, timeout=timeout)
+
+
+def schema_of(parameters: type[BaseModel] | dict[str, Any] | None) -> dict[str, Any]:
+    """A JSON Schema for tool arguments from a pydantic model, a schema dict or nothing."""
+    if parameters is None:
+        return {"type": "object", "properties": {}}
+    if isinstance(parameters, dict):
+        return parameters
+    return _drop_titles(parameters.model_json_schema())
+
+
+_SCHEMA_MAPS = {"properties", "patternProperties", "$defs", "dependentSchemas"}
+_SCHEMA_LISTS = {"allOf", "anyOf", "oneOf", "prefixItems"}
+_SCHEMA_ONE = {"items", "additionalProperties", "not", "if", "then", "else", "contains"}
+
+
+def _drop_titles(schema: Any) -> Any:
+    """Remove pydantic's generated ``title`` keywords (keeping properties named "title")."""
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            value = {k: _drop_titles(v) for k, v in value.items()}
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            value = [_drop_titles(v) for v in value]
+        elif key in _SCHEMA_ONE:
+            value = _drop_titles(value)
+        out[key] = value
+    return out

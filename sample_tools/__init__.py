@@ -1,0 +1,32 @@
+"""Sample tool sets with mock handlers, ready to load into a session.
+
+Each module declares its tools as a :class:`~flowdebug.handlers.Toolset` of python-handled
+entries: ``weather`` (Tokyo never answers in time), ``tasks`` (a task API whose store lives in
+the session state), ``files`` (a read-only fake file tree) and ``shell`` (canned command
+output, annotated destructive).
+"""
+
+from __future__ import annotations
+
+from flowdebug.errors import UsageError
+from flowdebug.handlers import Toolset
+from sample_tools import files, shell, tasks, weather
+
+TOOLSETS: dict[str, Toolset] = {
+    "weather": weather.TOOLSET,
+    "tasks": tasks.TOOLSET,
+    "files": files.TOOLSET,
+    "shell": shell.TOOLSET,
+}
+
+
+def toolset(*names: str) -> Toolset:
+    """The named sample tool sets joined into one, e.g. ``toolset("weather", "tasks")``."""
+    joined = Toolset()
+    for name in names:
+        if name not in TOOLSETS:
+            raise UsageError(
+                f"unknown sample tool set {name!r}; choose from: {', '.join(TOOLSETS)}"
+            )
+        joined += TOOLSETS[name]
+    return joined
