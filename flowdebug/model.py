@@ -65,6 +65,9 @@ class Thinking(_Model):
     text: str = ""
     signature: str | None = None
     redacted: bool = False
+    # The protocol that issued the signature (or redacted data): it means nothing to, and is
+    # rejected by, any other vendor.
+    source: str | None = None
     provider_details: Details = None
 
 

@@ -202,3 +202,22 @@ RESPONSES = {
     "thinking_call": THINKING_CALL,
     "malformed_args": MALFORMED_ARGS,
 }
+
+
+def issued_by(obj, protocol: str):
+    """``obj`` with every signed (or redacted) thinking part marked as issued by ``protocol``,
+    as that protocol's decoder marks them."""
+    from pydantic import BaseModel
+
+    if isinstance(obj, Thinking):
+        signed = obj.signature is not None or obj.redacted
+        return obj.model_copy(update={"source": protocol}) if signed else obj
+    if isinstance(obj, list):
+        return [issued_by(x, protocol) for x in obj]
+    if isinstance(obj, BaseModel):
+        updates = {}
+        for name in ("parts", "messages", "message"):
+            if hasattr(obj, name):
+                updates[name] = issued_by(getattr(obj, name), protocol)
+        return obj.model_copy(update=updates) if updates else obj
+    return obj

@@ -9,7 +9,14 @@ from __future__ import annotations
 from typing import Any, assert_never
 
 from flowdebug.model import Details, Image, Message, Part, Text, Thinking, ToolCall, ToolResult
-from flowdebug.protocols.base import Warnings, expect, require, safe_call_id, safe_name
+from flowdebug.protocols.base import (
+    Warnings,
+    expect,
+    foreign_signature,
+    require,
+    safe_call_id,
+    safe_name,
+)
 
 PROTOCOL = "anthropic"
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
@@ -128,6 +135,10 @@ def encode_part(part: Part, path: str, w: Warnings, names: Renamer) -> dict[str,
         case Text():
             block: dict[str, Any] = {"type": "text", "text": part.text}
         case Thinking():
+            if foreign_signature(PROTOCOL, part, path, w):
+                part = part.model_copy(update={"signature": None, "redacted": False})
+                if not part.text:
+                    return None
             if part.redacted:
                 block = {"type": "redacted_thinking", "data": part.text}
             elif part.signature is None:
@@ -230,12 +241,14 @@ def decode_block(block: Any, path: str, w: Warnings, names: dict[str, str]) -> P
             return Thinking(
                 text=require(PROTOCOL, block, "thinking", path, str),
                 signature=optional(block, "signature", path, str),
+                source=PROTOCOL,
                 provider_details=stash(block, ("type", "thinking", "signature")),
             )
         case "redacted_thinking":
             return Thinking(
                 text=require(PROTOCOL, block, "data", path, str),
                 redacted=True,
+                source=PROTOCOL,
                 provider_details=stash(block, ("type", "data")),
             )
         case "image":

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from flowdebug.errors import CodecError
-from flowdebug.model import Conversation, ModelResponse
+from flowdebug.model import Conversation, ModelResponse, Thinking
 
 T = TypeVar("T")
 
@@ -98,6 +98,23 @@ ID_RULES: dict[str, re.Pattern[str]] = {
     "gemini": re.compile(r"^.{1,256}$", re.S),
     "mcp": re.compile(r"^.{1,256}$", re.S),
 }
+
+
+def foreign_signature(protocol: str, part: Thinking, path: str, w: Warnings) -> bool:
+    """True, with a warning, when ``part``'s signature was issued by another vendor.
+
+    Reasoning signatures are opaque tokens one vendor verifies; sending another vendor's
+    token gets the request rejected, so encoders leave it out.
+    """
+    if part.source in (None, protocol) or (part.signature is None and not part.redacted):
+        return False
+    w.add(
+        "thinking_signature_dropped",
+        path,
+        f"the reasoning signature was issued by {part.source}; {protocol} would reject it, "
+        "so it was left out",
+    )
+    return True
 
 
 def _digest(text: str) -> str:

@@ -25,7 +25,14 @@ from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from flowdebug.errors import CodecError
 from flowdebug.model import Image, Part, ResultContent, Text, Thinking, ToolCall, ToolResult
-from flowdebug.protocols.base import Warnings, expect, require, safe_call_id, safe_name
+from flowdebug.protocols.base import (
+    Warnings,
+    expect,
+    foreign_signature,
+    require,
+    safe_call_id,
+    safe_name,
+)
 
 PROTOCOL = "gemini"
 _MARKERS = {"syntheticId", "responseKey"}
@@ -119,6 +126,10 @@ class Encoder:
                 assert_never(part)
 
     def _thinking(self, part: Thinking, path: str) -> dict[str, Any] | None:
+        if foreign_signature(PROTOCOL, part, path, self.w):
+            if part.redacted:
+                return None
+            part = part.model_copy(update={"signature": None})
         if part.redacted:
             self.w.add(
                 "thinking_dropped",
@@ -280,6 +291,7 @@ class Decoder:
             return Thinking(
                 text=text,
                 signature=sig,
+                source=PROTOCOL if sig is not None else None,
                 provider_details=with_details(
                     _extras(part, {"text", "thought", "thoughtSignature"})
                 ),

@@ -23,6 +23,7 @@ from flowdebug.model import (
     ModelResponse,
     StopReason,
     Text,
+    Thinking,
     Tool,
     ToolChoice,
     canonical_json,
@@ -402,7 +403,13 @@ def decode_response_object(
 
 def _response_id(message: Message) -> str:
     """The id of a response that has none: derived from its content, so it is stable."""
-    return derived_id("resp", canonical_json(message))
+    # Which vendor issued a signature is canonical bookkeeping, not content: leave it out so
+    # the id is the same before and after a decode marks the source.
+    parts = [
+        p.model_copy(update={"source": None}) if isinstance(p, Thinking) else p
+        for p in message.parts
+    ]
+    return derived_id("resp", canonical_json(message.model_copy(update={"parts": parts})))
 
 
 def _stop_reason(status: Any, incomplete: Any, output: list[Any]) -> StopReason | None:

@@ -20,7 +20,14 @@ from typing import Any, assert_never
 
 from flowdebug.errors import CodecError
 from flowdebug.model import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
-from flowdebug.protocols.base import Warnings, expect, require, safe_call_id, safe_name
+from flowdebug.protocols.base import (
+    Warnings,
+    expect,
+    foreign_signature,
+    require,
+    safe_call_id,
+    safe_name,
+)
 
 PROTOCOL = "openai-responses"
 
@@ -178,7 +185,8 @@ class ItemEncoder:
                 case Text() | Image():
                     pending.append((p, part))
                 case Thinking():
-                    items.append(self.reasoning(part, p))
+                    if (item := self.reasoning(part, p)) is not None:
+                        items.append(item)
                 case ToolCall():
                     items.append(self.function_call(part, p))
                 case ToolResult() if output:
@@ -267,9 +275,13 @@ class ItemEncoder:
 
     # -- other items ----------------------------------------------------------------------
 
-    def reasoning(self, thinking: Thinking, path: str) -> dict[str, Any]:
+    def reasoning(self, thinking: Thinking, path: str) -> dict[str, Any] | None:
         self.foreign(thinking, path)
         mine = own(thinking)
+        if foreign_signature(PROTOCOL, thinking, path, self.w):
+            if thinking.redacted:
+                return None
+            thinking = thinking.model_copy(update={"signature": None})
         if thinking.redacted:
             self.w.add(
                 "redacted_flag_lost",
@@ -568,7 +580,13 @@ class ItemDecoder:
             # Open-weight models return raw reasoning_text content and no summary.
             text = _joined(content)
         self._add(
-            "assistant", Thinking(text=text, signature=encrypted, provider_details=details(mine))
+            "assistant",
+            Thinking(
+                text=text,
+                signature=encrypted,
+                source=PROTOCOL if encrypted is not None else None,
+                provider_details=details(mine),
+            ),
         )
 
 

@@ -407,7 +407,7 @@ def test_request_round_trip_keeps_ids_names_arguments_pairing_and_errors(case: s
     conv = ALL_CONVERSATIONS[case]
     back = CODEC.decode_request(CODEC.encode_request(conv).value)
     assert back.warnings == []
-    assert back.value.messages == no_error_type(conv.messages)
+    assert back.value.messages == cases.issued_by(no_error_type(conv.messages), "gemini")
     assert back.value.system == conv.system
     assert [t.model_copy(update={"annotations": None}) for t in back.value.tools] == [
         t.model_copy(update={"annotations": None}) for t in conv.tools
@@ -435,7 +435,7 @@ def test_response_round_trip(case: str) -> None:
                 )
             }
         )
-    assert back == expected
+    assert back == cases.issued_by(expected, "gemini")
 
 
 @pytest.mark.parametrize("case", sorted(ALL_RESPONSES))
@@ -951,7 +951,7 @@ def test_decode_stream_joins_text_pieces_of_the_same_kind() -> None:
     ]
     parts = CODEC.decode_stream(events).value.message.parts
     assert parts == [
-        Thinking(text="Thinking hard.", signature="c2ln"),
+        Thinking(text="Thinking hard.", signature="c2ln", source="gemini"),
         Text(text="Hello world", provider_details={"gemini": {"thoughtSignature": "ZW5k"}}),
         Text(text="Next."),
     ]

@@ -399,8 +399,8 @@ def test_response_round_trip_is_exact(case: str) -> None:
     resp = cases.RESPONSES[case]
     encoded = CODEC.encode_response(resp)
     assert encoded.warnings == []
-    assert CODEC.decode_response(encoded.value).value == resp.model_copy(
-        update={"model": "gpt-4.1"}
+    assert CODEC.decode_response(encoded.value).value == cases.issued_by(
+        resp.model_copy(update={"model": "gpt-4.1"}), "openai-responses"
     )
 
 
@@ -601,7 +601,7 @@ def test_encode_redacted_thinking_keeps_the_payload_but_reports_the_lost_flag() 
     assert encoded.value["input"][1]["encrypted_content"] == "opaque=="
     assert codes(encoded) == ["redacted_flag_lost"]
     back = CODEC.decode_request(encoded.value).value.messages[1].parts[0]
-    assert back == Thinking(text="", signature="opaque==")
+    assert back == Thinking(text="", signature="opaque==", source="openai-responses")
 
 
 def test_decode_reasoning_with_several_summary_parts_round_trips() -> None:
@@ -619,6 +619,7 @@ def test_decode_reasoning_with_several_summary_parts_round_trips() -> None:
     assert thinking == Thinking(
         text="one\n\ntwo",
         signature="enc",
+        source=NAME,
         provider_details={NAME: {"id": "rs_1", "summary": ["one", "two"]}},
     )
     assert encode(conv)["input"][1] == item
