@@ -55,6 +55,93 @@ def cmd_lint(args: argparse.Namespace) -> int:
     return 1 if has_errors(findings) else 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    from flowdebug import scenarios
+    from flowdebug.debugger import Session
+    from flowdebug.faults import parse_fault
+    from flowdebug.runtime import Approve, Reject
+    from flowdebug.trace import sequence
+
+    if args.list:
+        for name in scenarios.names():
+            sc = scenarios.load(name)
+            print(f"{name}\t{sc.title}")
+        return 0
+    if not args.scenario:
+        raise UsageError("name a scenario (flowdebug run --list shows them)")
+    session = Session.from_scenario(args.scenario)
+    if args.fault:
+        session.set_faults([*session.state.faults, *(parse_fault(f) for f in args.fault)])
+    why = session.run()
+    while session.state.status == "awaiting_approval" and (args.approve or args.reject):
+        calls = session.conversation.messages[-1].tool_calls
+        for call in calls:
+            if call.id not in session.state.decisions:
+                session.decide(call.id, Approve() if args.approve else Reject())
+        why = session.run()
+    state = session.state
+    arrows = sequence(state.events, args.protocol)
+    if args.json:
+        from flowdebug.model import dump
+
+        _print_json(
+            {
+                "format": "flowdebug.trace/1",
+                "scenario": state.scenario,
+                "protocol": args.protocol,
+                "status": state.status,
+                "status_text": why,
+                "events": [e.model_dump(mode="json", exclude_none=True) for e in state.events],
+                "sequence": [vars(a) for a in arrows],
+                "conversation": dump(state.conversation),
+            }
+        )
+        return 0
+    lanes = {
+        "user": "User",
+        "runtime": "Runtime",
+        "model": "Model API",
+        "tool": "Tool",
+        "mcp": "MCP server",
+    }
+    for a in arrows:
+        flag = "  [ERROR]" if a.error else ""
+        print(
+            f"{a.step:>3} {a.phase:<12} {lanes[a.source]:>10} -> {lanes[a.target]:<10} "
+            f"{a.label}{flag}"
+        )
+    print(f"-- {why}")
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from flowdebug.convert import load_json
+    from flowdebug.render import to_dot, to_mermaid, to_svg
+    from flowdebug.trace import TraceEvent, lanes, sequence
+
+    text, source = _read(args.trace)
+    data = load_json(text, source)
+    raw = data.get("events") if isinstance(data, dict) else data
+    if not isinstance(raw, list):
+        raise UsageError(f"{source}: expected a trace (flowdebug run --json) with an events list")
+    events = []
+    for i, e in enumerate(raw):
+        try:
+            events.append(TraceEvent.model_validate(e))
+        except ValueError as err:
+            raise UsageError(
+                f"{source}: $.events[{i}] is not a trace event: {str(err).splitlines()[1:2]}"
+            ) from None
+    arrows = sequence(events, args.protocol)
+    title = f"{protocols.get(args.protocol).title}"
+    if args.format == "mermaid":
+        sys.stdout.write(to_mermaid(arrows, lanes(args.protocol), title))
+        return 0
+    dot = to_dot(arrows, lanes(args.protocol), title)
+    sys.stdout.write(dot if args.format == "dot" else to_svg(dot))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from flowdebug.convert import TARGETS
 
@@ -80,6 +167,33 @@ def build_parser() -> argparse.ArgumentParser:
         "--protocol", choices=list(protocols.PROTOCOLS), help="check only this vendor's rules"
     )
     p.set_defaults(func=cmd_lint)
+
+    p = sub.add_parser("run", help="run a scenario headless with its scripted model")
+    p.add_argument("scenario", nargs="?", help="a sample scenario name or a scenario .json")
+    p.add_argument("--list", action="store_true", help="name the sample scenarios")
+    p.add_argument(
+        "--protocol",
+        default="anthropic",
+        choices=list(protocols.PROTOCOLS),
+        help="label the trace in this protocol's terms",
+    )
+    p.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        help="inject a fault: KIND[@TOOL|@#N|@id=ID][:k=v,...] (repeatable)",
+    )
+    p.add_argument("--json", action="store_true", help="print the trace as JSON")
+    decide = p.add_mutually_exclusive_group()
+    decide.add_argument("--approve", action="store_true", help="approve destructive calls")
+    decide.add_argument("--reject", action="store_true", help="reject destructive calls")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("render", help="draw a trace as a sequence graph")
+    p.add_argument("trace", nargs="?", default="-", help="trace JSON (flowdebug run --json)")
+    p.add_argument("--format", required=True, choices=["dot", "svg", "mermaid"])
+    p.add_argument("--protocol", default="anthropic", choices=list(protocols.PROTOCOLS))
+    p.set_defaults(func=cmd_render)
     return parser
 
 

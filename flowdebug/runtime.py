@@ -63,7 +63,7 @@ class Edit(_Model):
 
 class Reject(_Model):
     kind: Literal["reject"] = "reject"
-    reason: str = "the user rejected this call"
+    reason: str = "no reason given"
 
 
 Decision = Annotated[Approve | Edit | Reject, Field(discriminator="kind")]

@@ -38,20 +38,29 @@ LOSS_CODES = {
     "results": {"text_dropped"},
 }
 
-safe_text = st.text(string.ascii_letters + string.digits + " .,:;!?é€", min_size=1,
-                    max_size=40).filter(lambda s: s.strip() == s and s.strip())
-json_scalar = st.one_of(st.integers(-1000, 1000), st.booleans(), safe_text,
-                        st.floats(-1e6, 1e6, allow_nan=False).map(lambda f: round(f, 3)))
-arguments = st.dictionaries(st.sampled_from(["location", "unit", "count", "query", "tags"]),
-                            st.one_of(json_scalar, st.lists(json_scalar, max_size=3)),
-                            max_size=4)
+safe_text = st.text(
+    string.ascii_letters + string.digits + " .,:;!?é€", min_size=1, max_size=40
+).filter(lambda s: s.strip() == s and s.strip())
+json_scalar = st.one_of(
+    st.integers(-1000, 1000),
+    st.booleans(),
+    safe_text,
+    st.floats(-1e6, 1e6, allow_nan=False).map(lambda f: round(f, 3)),
+)
+arguments = st.dictionaries(
+    st.sampled_from(["location", "unit", "count", "query", "tags"]),
+    st.one_of(json_scalar, st.lists(json_scalar, max_size=3)),
+    max_size=4,
+)
 call_ids = st.one_of(
     st.text(string.ascii_letters + string.digits, min_size=4, max_size=16).map(
-        lambda s: f"call_{s}"),
+        lambda s: f"call_{s}"
+    ),
     st.sampled_from(["call.with.dots", "id with space", "a/b"]),
 )
-tool_names = st.one_of(st.sampled_from(["get_weather", "create_task", "search"]),
-                       st.sampled_from(["fs.read", "a/b"]))
+tool_names = st.one_of(
+    st.sampled_from(["get_weather", "create_task", "search"]), st.sampled_from(["fs.read", "a/b"])
+)
 
 
 @st.composite
@@ -60,8 +69,9 @@ def result_content(draw):
     if kind == "text":
         return draw(safe_text)
     if kind == "json":
-        return json.dumps(draw(st.dictionaries(st.sampled_from(["t", "ok"]), json_scalar,
-                                               min_size=1, max_size=2)))
+        return json.dumps(
+            draw(st.dictionaries(st.sampled_from(["t", "ok"]), json_scalar, min_size=1, max_size=2))
+        )
     parts = [Text(text=draw(safe_text))]
     if draw(st.booleans()):
         parts.append(Image(media_type="image/png", data=PIXEL))
@@ -71,8 +81,14 @@ def result_content(draw):
 @st.composite
 def conversations(draw):
     names = draw(st.lists(tool_names, min_size=1, max_size=3, unique=True))
-    tools = [Tool(name=n, description=f"Tool {n} does a thing.",
-                  parameters={"type": "object", "properties": {}}) for n in names]
+    tools = [
+        Tool(
+            name=n,
+            description=f"Tool {n} does a thing.",
+            parameters={"type": "object", "properties": {}},
+        )
+        for n in names
+    ]
     messages = [Message(role="user", parts=[Text(text=draw(safe_text))])]
     used: set[str] = set()
     for _ in range(draw(st.integers(1, 3))):
@@ -80,16 +96,32 @@ def conversations(draw):
         for _ in range(draw(st.integers(1, 3))):
             cid = draw(call_ids.filter(lambda c: c not in used))
             used.add(cid)
-            calls.append(ToolCall(id=cid, name=draw(st.sampled_from(names)),
-                                  arguments=draw(arguments)))
+            calls.append(
+                ToolCall(id=cid, name=draw(st.sampled_from(names)), arguments=draw(arguments))
+            )
         lead = [Text(text=draw(safe_text))] if draw(st.booleans()) else []
         messages.append(Message(role="assistant", parts=[*lead, *calls]))
-        messages.append(Message(role="tool", parts=[
-            ToolResult(call_id=c.id, name=c.name, content=draw(result_content()),
-                       is_error=draw(st.booleans())) for c in calls]))
+        messages.append(
+            Message(
+                role="tool",
+                parts=[
+                    ToolResult(
+                        call_id=c.id,
+                        name=c.name,
+                        content=draw(result_content()),
+                        is_error=draw(st.booleans()),
+                    )
+                    for c in calls
+                ],
+            )
+        )
     messages.append(Message(role="assistant", parts=[Text(text=draw(safe_text))]))
-    return Conversation(system=draw(st.one_of(st.none(), safe_text)), tools=tools,
-                        tool_choice=ToolChoice(mode="auto"), messages=messages)
+    return Conversation(
+        system=draw(st.one_of(st.none(), safe_text)),
+        tools=tools,
+        tool_choice=ToolChoice(mode="auto"),
+        messages=messages,
+    )
 
 
 def _calls(conv: Conversation) -> list[ToolCall]:

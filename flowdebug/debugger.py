@@ -1,0 +1,630 @@
+"""The step debugger: one session of the tool-calling cycle, a phase at a time.
+
+A session walks declaration → request → execution → continuation, then request again,
+until the model answers without calls, the round cap halts it, or a destructive call waits
+for a person. Every step appends trace events and pushes an undo snapshot; edits are steps
+too. A step that fails (the player errs, an edit is invalid) raises and changes nothing.
+
+The whole session is one JSON-serialisable :class:`SessionState`, so it can be saved,
+restored, forked and compared.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError
+
+from flowdebug.errors import FlowdebugError, UsageError
+from flowdebug.faults import (
+    Fault,
+    apply_protocol_faults,
+    apply_request_faults,
+    first_call_number,
+)
+from flowdebug.handlers import Toolset
+from flowdebug.model import PARTS, Conversation, Message, Text, ToolCall
+from flowdebug.players.base import Player, WireExchange
+from flowdebug.runtime import Decision, Execution, Policy, Runtime, needs_approval
+from flowdebug.trace import Phase, TraceEvent
+
+Status = Literal["ready", "awaiting_approval", "finished", "halted"]
+NextPhase = Literal["declaration", "request", "execution", "continuation"]
+
+
+class EditError(FlowdebugError):
+    """An edit was refused; the session is unchanged."""
+
+
+class Breakpoint(BaseModel):
+    """Where ``run`` stops: before a tool executes, after an error result, at a round."""
+
+    kind: Literal["tool", "error", "round"]
+    tool: str | None = None
+    round: int | None = None
+
+    def describe(self) -> str:
+        match self.kind:
+            case "tool":
+                return f"before {self.tool} runs"
+            case "error":
+                return "after an error result"
+            case "round":
+                return f"at round {self.round}"
+        return self.kind
+
+
+class SessionState(BaseModel):
+    """Everything a session is, as data."""
+
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    scenario: str | None = None
+    conversation: Conversation
+    toolset: Toolset
+    policy: Policy = Field(default_factory=Policy)
+    faults: list[Fault] = Field(default_factory=list)
+    breakpoints: list[Breakpoint] = Field(default_factory=list)
+    tool_state: dict[str, JsonValue] = Field(default_factory=dict)
+    decisions: dict[str, Decision] = Field(default_factory=dict)
+    next_phase: NextPhase = "declaration"
+    status: Status = "ready"
+    status_text: str = "ready to declare the tools"
+    round: int = 0
+    step: int = 0
+    events: list[TraceEvent] = Field(default_factory=list)
+    executions: list[Execution] = Field(default_factory=list)
+    exchanges: list[dict[str, JsonValue]] = Field(default_factory=list)
+    passed_breakpoint: int | None = None
+
+    def snapshot(self) -> SessionState:
+        """A copy safe to keep: messages and events are immutable, the rest is copied."""
+        return self.model_copy(
+            update={
+                "events": list(self.events),
+                "executions": list(self.executions),
+                "exchanges": list(self.exchanges),
+                "tool_state": copy.deepcopy(self.tool_state),
+                "decisions": dict(self.decisions),
+                "faults": list(self.faults),
+                "breakpoints": list(self.breakpoints),
+            }
+        )
+
+
+def next_phase_for(conv: Conversation) -> tuple[NextPhase, Status, str]:
+    """What comes next after a history that was edited or forked."""
+    if not conv.messages:
+        return "declaration", "ready", "add a user message, then step"
+    last = conv.messages[-1]
+    if last.role == "assistant":
+        if last.tool_calls:
+            return "execution", "ready", "the model's calls are ready to execute"
+        return "request", "finished", "the model answered without calls: the cycle is done"
+    return "request", "ready", "ready to call the model"
+
+
+class Session:
+    """A debugger session over one :class:`SessionState` and a player."""
+
+    def __init__(self, state: SessionState, player: Player):
+        self.state = state
+        self.player = player
+        self.undo_stack: list[SessionState] = []
+        self._t0 = time.perf_counter()
+
+    @classmethod
+    def from_scenario(cls, name: str) -> Session:
+        from flowdebug import scenarios
+
+        sc = scenarios.load(name)
+        state = SessionState(
+            scenario=sc.name,
+            conversation=sc.conversation(),
+            toolset=sc.toolset(),
+            policy=sc.policy,
+            faults=sc.fault_list(),
+        )
+        return cls(state, sc.player())
+
+    # -- stepping -------------------------------------------------------------------------
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.state.conversation
+
+    @property
+    def done(self) -> bool:
+        return self.state.status in ("finished", "halted")
+
+    def step(self) -> list[TraceEvent]:
+        """Run one phase. Raises (changing nothing) when the phase cannot run."""
+        s = self.state
+        if s.status in ("finished", "halted"):
+            raise UsageError(f"the session is over ({s.status_text}); undo, edit or reset")
+        if s.status == "awaiting_approval" and not self._approvals_complete():
+            raise UsageError("approve, edit or reject the waiting calls first")
+        before = s.snapshot()
+        work = s.snapshot()
+        work.step += 1
+        self.state = work
+        try:
+            phase = work.next_phase
+            n = len(work.events)
+            {
+                "declaration": self._declare,
+                "request": self._request,
+                "execution": self._execute,
+                "continuation": self._continue,
+            }[phase]()
+        except BaseException:
+            self.state = before
+            raise
+        self.undo_stack.append(before)
+        return self.state.events[n:]
+
+    def step_turn(self) -> list[TraceEvent]:
+        """Run phases until one model turn and its execution are done (or the run stops)."""
+        events: list[TraceEvent] = []
+        while self.state.status == "ready" or self._approval_ready():
+            phase = self.state.next_phase
+            events += self.step()
+            if phase == "continuation" or (phase == "request" and self.done):
+                break
+        return events
+
+    def run(self, max_steps: int = 500) -> str:
+        """Step until the end, a breakpoint, or a call waiting for approval; says why."""
+        for _ in range(max_steps):
+            s = self.state
+            if s.status not in ("ready",) and not self._approval_ready():
+                return s.status_text
+            hit = self._breakpoint_before()
+            if hit and s.passed_breakpoint != s.step:
+                # Stop once; the next run or step goes past this breakpoint.
+                s.passed_breakpoint = s.step
+                s.status_text = f"breakpoint: {hit.describe()}"
+                return s.status_text
+            self.step()
+            hit = self._breakpoint_after()
+            if hit:
+                self.state.status_text = f"breakpoint: {hit.describe()}"
+                return self.state.status_text
+        return f"stopped after {max_steps} steps"
+
+    def _approval_ready(self) -> bool:
+        return self.state.status == "awaiting_approval" and self._approvals_complete()
+
+    # -- phases ---------------------------------------------------------------------------
+
+    def _event(
+        self, phase: Phase, kind: str, source: str, target: str, label: str, **kw: Any
+    ) -> None:
+        s = self.state
+        s.events.append(
+            TraceEvent(
+                seq=len(s.events),
+                step=s.step,
+                round=s.round,
+                phase=phase,
+                kind=kind,
+                source=source,
+                target=target,
+                label=label,
+                t_ms=round((time.perf_counter() - self._t0) * 1000, 1),
+                **kw,
+            )
+        )
+
+    def _declare(self) -> None:
+        s = self.state
+        s.round = 1
+        conv = s.conversation.model_copy(update={"tools": s.toolset.tools})
+        s.conversation = conv
+        for m in conv.messages:
+            if m.role == "user" and m.text:
+                self._event("declaration", "user_message", "user", "runtime", _short(m.text))
+        self._event(
+            "declaration",
+            "discover",
+            "runtime",
+            "tool",
+            f"list tools ({len(conv.tools)})",
+            data={"n_tools": len(conv.tools)},
+        )
+        self._event(
+            "declaration",
+            "declare",
+            "runtime",
+            "model",
+            f"request with {len(conv.tools)} tool declarations",
+            data={
+                "n_tools": len(conv.tools),
+                "tools": [t.name for t in conv.tools],
+                "n_messages": len(conv.messages),
+            },
+        )
+        s.next_phase, s.status_text = "request", "the model is asked; step to get its turn"
+
+    def _request(self) -> None:
+        s = self.state
+        turn = self.player.respond(s.conversation)
+        first = first_call_number(s.conversation.messages)
+        message = apply_request_faults(
+            turn.response.message, s.faults, first, tools=s.conversation.tools
+        )
+        if turn.exchange is not None:
+            s.exchanges.append(_exchange_json(turn.exchange, s.step))
+        s.conversation = s.conversation.model_copy(
+            update={"messages": [*s.conversation.messages, message]}
+        )
+        calls = message.tool_calls
+        if calls and message.text:
+            self._event("request", "text", "model", "runtime", _short(message.text))
+        for i, call in enumerate(calls):
+            self._event(
+                "request",
+                "tool_call",
+                "model",
+                "runtime",
+                f"{call.name}({_args(call)})",
+                call_id=call.id,
+                tool=call.name,
+                index=i,
+                batch=s.round,
+                batch_size=len(calls),
+                data={"call": call.model_dump(mode="json", exclude_none=True)},
+                duration_ms=turn.elapsed_ms or None,
+            )
+        if calls:
+            s.decisions = {}
+            s.next_phase, s.status_text = (
+                "execution",
+                (
+                    f"the model asked for {len(calls)} call{'s' if len(calls) > 1 else ''}; "
+                    "step to execute"
+                ),
+            )
+            return
+        self._event(
+            "request",
+            "final_answer",
+            "model",
+            "runtime",
+            _short(message.text),
+            duration_ms=turn.elapsed_ms or None,
+        )
+        self._event("request", "answer", "runtime", "user", _short(message.text, 60))
+        s.status, s.status_text = "finished", "the model answered: the cycle is done"
+
+    def _execute(self) -> None:
+        s = self.state
+        calls = s.conversation.messages[-1].tool_calls
+        waiting = [c for c in calls if needs_approval(c, s.toolset) and c.id not in s.decisions]
+        if waiting:
+            s.status = "awaiting_approval"
+            s.status_text = "waiting for approval: " + ", ".join(
+                f"{c.name} ({c.id})" for c in waiting
+            )
+            return
+        for call_id, decision in s.decisions.items():
+            self._event(
+                "execution",
+                "approval",
+                "user",
+                "runtime",
+                f"{decision.kind} {call_id}",
+                call_id=call_id,
+            )
+        runtime = Runtime(s.toolset, s.policy, session_id=s.id, state=s.tool_state)
+        first = first_call_number(s.conversation.messages[:-1])
+        batch = runtime.execute(
+            calls, decisions=s.decisions, faults=s.faults, first_call_number=first
+        )
+        n = len(batch.executions)
+        for ex in batch.executions:
+            self._event(
+                "execution",
+                "dispatch",
+                "runtime",
+                "tool",
+                f"{ex.call.name}({_args(ex.call)})",
+                call_id=ex.call.id,
+                tool=ex.call.name,
+                batch=s.round,
+                batch_size=n,
+                data={"handler": ex.handler, "fault": ex.fault},
+            )
+        for ex in batch.executions:
+            r = ex.result
+            label = (
+                f"{r.error_type or 'error'}: {_short(r.text, 40)}"
+                if r.is_error
+                else _short(r.text, 40)
+            )
+            self._event(
+                "execution",
+                "result",
+                "tool",
+                "runtime",
+                label,
+                call_id=r.call_id,
+                tool=ex.call.name,
+                batch=s.round,
+                batch_size=n,
+                error=r.is_error,
+                error_type=r.error_type,
+                duration_ms=round(ex.duration_ms, 1),
+                data={"result": r.model_dump(mode="json", exclude_none=True), "steps": ex.steps},
+            )
+        s.executions = [*s.executions, *batch.executions]
+        s.tool_state = runtime.state
+        added = apply_protocol_faults(batch.message, s.faults, first)
+        s.conversation = s.conversation.model_copy(
+            update={"messages": [*s.conversation.messages, *added]}
+        )
+        s.status = "ready"
+        errors = sum(r.is_error for r in batch.results)
+        s.next_phase, s.status_text = (
+            "continuation",
+            (
+                f"{n} result{'s' if n > 1 else ''}"
+                + (f", {errors} failed" if errors else "")
+                + "; step to send them back"
+            ),
+        )
+
+    def _continue(self) -> None:
+        s = self.state
+        if s.round >= s.policy.max_rounds:
+            self._event(
+                "continuation",
+                "halt",
+                "runtime",
+                "user",
+                f"round cap reached ({s.policy.max_rounds})",
+                error=True,
+                error_type="round_cap",
+            )
+            s.status = "halted"
+            s.status_text = f"halted: the round cap ({s.policy.max_rounds}) was reached"
+            return
+        results = s.conversation.messages[-1].tool_results or [
+            r for m in s.conversation.messages[-2:] for r in m.tool_results
+        ]
+        s.round += 1
+        self._event(
+            "continuation",
+            "continuation",
+            "runtime",
+            "model",
+            f"results ×{len(results)} + history",
+            data={"n_results": len(results)},
+        )
+        s.next_phase, s.status_text = "request", "results sent; step to get the model's turn"
+
+    # -- breakpoints ------------------------------------------------------------------------
+
+    def _breakpoint_before(self) -> Breakpoint | None:
+        s = self.state
+        if s.next_phase != "execution":
+            return None
+        names = {c.name for c in s.conversation.messages[-1].tool_calls}
+        return next((b for b in s.breakpoints if b.kind == "tool" and b.tool in names), None)
+
+    def _breakpoint_after(self) -> Breakpoint | None:
+        s = self.state
+        last = s.events[-1] if s.events else None
+        if last is None or last.step != s.step:
+            return None
+        for b in s.breakpoints:
+            if b.kind == "error" and any(
+                e.error for e in s.events if e.step == s.step and e.kind == "result"
+            ):
+                return b
+            if b.kind == "round" and last.kind == "continuation" and s.round == b.round:
+                return b
+        return None
+
+    # -- approval -----------------------------------------------------------------------------
+
+    def _approvals_complete(self) -> bool:
+        s = self.state
+        calls = s.conversation.messages[-1].tool_calls if s.conversation.messages else []
+        return all(c.id in s.decisions for c in calls if needs_approval(c, s.toolset))
+
+    def decide(self, call_id: str, decision: Decision) -> None:
+        """Approve, edit or reject a call that waits; the next step executes the batch."""
+        s = self.state
+        calls = s.conversation.messages[-1].tool_calls if s.conversation.messages else []
+        if s.status != "awaiting_approval" or call_id not in {c.id for c in calls}:
+            raise UsageError(f"no call {call_id!r} is waiting for approval")
+        self.undo_stack.append(s.snapshot())
+        s.decisions = {**s.decisions, call_id: decision}
+        if self._approvals_complete():
+            s.status_text = "decided; step to execute"
+
+    # -- undo, reset, edit -------------------------------------------------------------------
+
+    def undo(self, steps: int = 1) -> None:
+        """Go back ``steps`` steps (edits count as steps)."""
+        if not self.undo_stack:
+            raise UsageError("nothing to undo")
+        for _ in range(min(steps, len(self.undo_stack))):
+            self.state = self.undo_stack.pop()
+
+    def undo_to(self, step: int) -> None:
+        """Go back to the state just after step ``step`` (0: the start)."""
+        while self.undo_stack and self.state.step > step:
+            self.state = self.undo_stack.pop()
+
+    def _commit(self, conversation: Conversation, **changes: Any) -> None:
+        before = self.state.snapshot()
+        work = self.state.snapshot()
+        work.conversation = conversation
+        for k, v in changes.items():
+            setattr(work, k, v)
+        work.next_phase, work.status, work.status_text = next_phase_for(conversation)
+        if work.next_phase == "request" and work.round == 0 and work.status == "ready":
+            work.next_phase = "declaration"
+        self.undo_stack.append(before)
+        self.state = work
+
+    def _messages(self) -> list[Message]:
+        return list(self.state.conversation.messages)
+
+    def edit_part(self, msg: int, part: int, data: str | dict[str, Any]) -> None:
+        """Replace one part with ``data`` (JSON text or a dict), validated."""
+        messages = self._messages()
+        _check_index(messages, msg, "message")
+        _check_index(messages[msg].parts, part, "part")
+        new = _parse_part(data, f"messages[{msg}].parts[{part}]")
+        _check_role(messages[msg].role, new, f"messages[{msg}].parts[{part}]")
+        parts = list(messages[msg].parts)
+        parts[part] = new
+        messages[msg] = messages[msg].model_copy(update={"parts": parts})
+        self._commit(self.state.conversation.model_copy(update={"messages": messages}))
+
+    def edit_message(self, msg: int, data: str | dict[str, Any]) -> None:
+        """Replace a whole message with ``data`` (JSON text or a dict), validated."""
+        messages = self._messages()
+        _check_index(messages, msg, "message")
+        messages[msg] = _parse_message(data, f"messages[{msg}]")
+        self._commit(self.state.conversation.model_copy(update={"messages": messages}))
+
+    def insert_message(self, index: int, data: str | dict[str, Any]) -> None:
+        messages = self._messages()
+        if not 0 <= index <= len(messages):
+            raise EditError(f"messages[{index}]: no such position (0..{len(messages)})")
+        messages.insert(index, _parse_message(data, f"messages[{index}]"))
+        self._commit(self.state.conversation.model_copy(update={"messages": messages}))
+
+    def delete_message(self, msg: int) -> None:
+        messages = self._messages()
+        _check_index(messages, msg, "message")
+        del messages[msg]
+        self._commit(self.state.conversation.model_copy(update={"messages": messages}))
+
+    def set_toolset(self, toolset: Toolset) -> None:
+        """Replace the tools (declarations and handlers); the next request declares them."""
+        conv = self.state.conversation.model_copy(update={"tools": toolset.tools})
+        self._commit(conv, toolset=toolset)
+
+    def set_faults(self, faults: list[Fault]) -> None:
+        self._commit(self.state.conversation, faults=list(faults))
+
+    def set_breakpoints(self, breakpoints: list[Breakpoint]) -> None:
+        self.state.breakpoints = list(breakpoints)
+
+    def fork(self, msg: int) -> Session:
+        """A new session whose history is this one's up to and including message ``msg``."""
+        messages = self._messages()
+        _check_index(messages, msg, "message")
+        conv = self.state.conversation.model_copy(update={"messages": messages[: msg + 1]})
+        state = self.state.snapshot()
+        state.id = uuid.uuid4().hex[:12]
+        state.conversation = conv
+        state.events = [e for e in state.events if _event_within(e, self.state, msg)]
+        state.next_phase, state.status, state.status_text = next_phase_for(conv)
+        state.decisions = {}
+        return Session(state, self.player)
+
+
+def _event_within(e: TraceEvent, state: SessionState, msg: int) -> bool:
+    """Keep the trace events that produced messages up to ``msg`` (by call ids seen)."""
+    kept_ids = {p.id for m in state.conversation.messages[: msg + 1] for p in m.tool_calls}
+    kept_results = {
+        r.call_id for m in state.conversation.messages[: msg + 1] for r in m.tool_results
+    }
+    if e.kind in ("tool_call",):
+        return e.call_id in kept_ids
+    if e.kind in ("dispatch", "result", "approval"):
+        return e.call_id in kept_results
+    return e.kind in ("user_message", "declare", "discover")
+
+
+def _short(text: str, n: int = 48) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _args(call: ToolCall) -> str:
+    if call.raw_arguments is not None:
+        return _short(call.raw_arguments, 30)
+    return _short(
+        ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.arguments.items()), 40
+    )
+
+
+def _exchange_json(ex: WireExchange, step: int) -> dict[str, JsonValue]:
+    data = {k: v for k, v in vars(ex).items() if not k.startswith("_")}
+    return json.loads(json.dumps({"step": step, **data}, default=str))
+
+
+def _check_index(items: list[Any], i: int, what: str) -> None:
+    if not 0 <= i < len(items):
+        raise EditError(f"no {what} {i} (there are {len(items)})")
+
+
+def _load(data: str | dict[str, Any], where: str) -> Any:
+    if isinstance(data, str):
+        try:
+            return json.loads(data)
+        except json.JSONDecodeError as e:
+            raise EditError(
+                f"{where}: not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
+            ) from None
+    return data
+
+
+def _pydantic_reason(e: ValidationError, where: str) -> str:
+    err = e.errors()[0]
+    kinds = {"text", "thinking", "image", "tool_call", "tool_result"}
+    loc = [
+        p
+        for i, p in enumerate(err["loc"])
+        if not (p in kinds and (i == 0 or isinstance(err["loc"][i - 1], int)))
+    ]
+    path = where + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
+    return f"{path}: {err['msg']}"
+
+
+def _parse_part(data: str | dict[str, Any], where: str) -> Any:
+    raw = _load(data, where)
+    try:
+        return PARTS.validate_python(raw)
+    except ValidationError as e:
+        raise EditError(_pydantic_reason(e, where)) from None
+
+
+_MESSAGE = TypeAdapter(Message)
+
+
+def _parse_message(data: str | dict[str, Any], where: str) -> Message:
+    raw = _load(data, where)
+    try:
+        message = _MESSAGE.validate_python(raw)
+    except ValidationError as e:
+        raise EditError(_pydantic_reason(e, where)) from None
+    for i, part in enumerate(message.parts):
+        _check_role(message.role, part, f"{where}.parts[{i}]")
+    return message
+
+
+def _check_role(role: str, part: Any, where: str) -> None:
+    kind = part.kind
+    if kind == "tool_call" and role != "assistant":
+        raise EditError(f"{where}: a tool_call belongs in an assistant message, not {role}")
+    if kind == "tool_result" and role != "tool":
+        raise EditError(f"{where}: a tool_result belongs in a tool message, not {role}")
+    if kind == "thinking" and role != "assistant":
+        raise EditError(f"{where}: thinking belongs in an assistant message, not {role}")
+    if role == "tool" and kind != "tool_result":
+        raise EditError(f"{where}: a tool message holds only tool_result parts")
+
+
+def text_message(role: str, text: str) -> Message:
+    return Message(role=role, parts=[Text(text=text)])

@@ -1,0 +1,127 @@
+"""The scripted player: the model's turns come from a scenario, deterministically.
+
+A turn's text and argument strings may refer to earlier tool results with
+``{{results[-1].id}}``: ``results`` is every tool result so far in conversation order, its
+content parsed as JSON when it is JSON. A string that is exactly one reference takes the
+referenced value with its type; otherwise the value is formatted into the string. A
+reference the results cannot satisfy (after a fault or an edit) becomes the visible
+placeholder ``<results[-1].id unavailable>``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from flowdebug.errors import FlowdebugError
+from flowdebug.model import Conversation, Message, ModelResponse, Text, ToolCall
+from flowdebug.players.base import PlayerTurn
+
+REF = re.compile(r"\{\{\s*results\[(-?\d+)\]((?:\.[A-Za-z_]\w*|\[-?\d+\])*)\s*\}\}")
+
+
+class ScriptedCall(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, JsonValue] = Field(default_factory=dict)
+    raw_arguments: str | None = None
+    id: str | None = None
+
+
+class ScriptedTurn(BaseModel):
+    """One model turn of a scenario: optional text, then zero or more calls."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str | None = None
+    calls: list[ScriptedCall] = Field(default_factory=list)
+
+
+class ScriptError(FlowdebugError):
+    """The script cannot produce the next turn (ran out, or a reference does not resolve)."""
+
+
+def _results(conv: Conversation) -> list[Any]:
+    out = []
+    for m in conv.messages:
+        for r in m.tool_results:
+            try:
+                out.append(json.loads(r.text))
+            except ValueError:
+                out.append(r.text)
+    return out
+
+
+def _lookup(results: list[Any], index: str, path: str, ref: str) -> Any:
+    try:
+        value = results[int(index)]
+        for step in re.findall(r"\.([A-Za-z_]\w*)|\[(-?\d+)\]", path):
+            value = value[step[0]] if step[0] else value[int(step[1])]
+    except (IndexError, KeyError, TypeError):
+        # An injected fault or an edit can take away what the script expected; the
+        # scripted model carries on with a visible placeholder, as a model would guess.
+        inner = ref.strip("{} ")
+        return f"<{inner} unavailable>"
+    return value
+
+
+def resolve(value: Any, results: list[Any]) -> Any:
+    """Fill ``{{results[i].path}}`` references in strings anywhere inside ``value``."""
+    if isinstance(value, str):
+        whole = REF.fullmatch(value)
+        if whole:
+            return _lookup(results, whole.group(1), whole.group(2), value)
+
+        def sub(m: re.Match[str]) -> str:
+            got = _lookup(results, m.group(1), m.group(2), m.group(0))
+            return got if isinstance(got, str) else json.dumps(got)
+
+        return REF.sub(sub, value)
+    if isinstance(value, dict):
+        return {k: resolve(v, results) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolve(v, results) for v in value]
+    return value
+
+
+class ScriptedPlayer:
+    """Plays the scenario's turns in order; ``repeat_last`` loops the last one forever."""
+
+    name = "scripted"
+
+    def __init__(self, turns: list[ScriptedTurn], repeat_last: bool = False):
+        if not turns:
+            raise ScriptError("a scripted player needs at least one turn")
+        self.turns = turns
+        self.repeat_last = repeat_last
+
+    def respond(self, conv: Conversation) -> PlayerTurn:
+        done = sum(1 for m in conv.messages if m.role == "assistant")
+        if done >= len(self.turns) and not self.repeat_last:
+            raise ScriptError(
+                f"the script has {len(self.turns)} model turns and all have "
+                "been played; undo, or switch to the manual player"
+            )
+        turn = self.turns[min(done, len(self.turns) - 1)]
+        results = _results(conv)
+        n_calls = sum(len(m.tool_calls) for m in conv.messages)
+        parts: list[Any] = []
+        if turn.text:
+            text = resolve(turn.text, results)
+            parts.append(Text(text=text if isinstance(text, str) else json.dumps(text)))
+        for i, call in enumerate(turn.calls):
+            parts.append(
+                ToolCall(
+                    id=call.id or f"call_{n_calls + i + 1}",
+                    name=call.name,
+                    arguments=resolve(call.arguments, results),
+                    raw_arguments=call.raw_arguments,
+                )
+            )
+        message = Message(role="assistant", parts=parts)
+        stop = "tool_use" if turn.calls else "end_turn"
+        return PlayerTurn(ModelResponse(message=message, stop_reason=stop, model="scripted"))

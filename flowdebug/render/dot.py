@@ -1,0 +1,149 @@
+"""A protocol's sequence as DOT: lanes are columns, time flows down, one row per arrow.
+
+Graphviz has no sequence diagrams, so each lane is a chain of invisible points (its
+lifeline) and every arrow joins two points of the same rank. Edges always run left to right
+(``dir=back`` for arrows that point left), because dot reorders a rank to make flat edges
+point right. Calls of one parallel batch sit in a labelled cluster so they read as parallel.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from flowdebug.trace import LANES, Arrow, Lane
+
+PHASE_COLORS = {
+    "declaration": "#1f5fa8",
+    "request": "#7b3fb0",
+    "execution": "#1f7a3a",
+    "continuation": "#c05a00",
+}
+ERROR_COLOR = "#d11f1f"
+HIGHLIGHT = "#fff0a0"
+
+
+@dataclass(frozen=True)
+class Style:
+    """Type sizes; ``presenter`` is for a projector at the back of a room."""
+
+    font: int = 15
+    lane_font: int = 17
+    penwidth: float = 1.8
+    lane_gap: float = 3.2
+    row_gap: float = 0.32
+
+    @classmethod
+    def presenter(cls) -> Style:
+        return cls(font=24, lane_font=28, penwidth=3.0, lane_gap=4.4, row_gap=0.5)
+
+
+def _esc(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _label(arrow: Arrow, current: bool, style: Style) -> str:
+    color = ERROR_COLOR if arrow.error else PHASE_COLORS[arrow.phase]
+    text = _esc(arrow.label)
+    weight = f"<B>{text}</B>" if current or arrow.error else text
+    bg = f' BGCOLOR="{HIGHLIGHT}"' if current else ""
+    return (
+        f'<<TABLE BORDER="0" CELLBORDER="0" CELLPADDING="2"{bg}><TR><TD>'
+        f'<FONT COLOR="{color}" POINT-SIZE="{style.font}">{weight}</FONT>'
+        "</TD></TR></TABLE>>"
+    )
+
+
+def _rows(arrows: list[Arrow]) -> list[tuple[str, Arrow]]:
+    """Arrows in order, with a note row before each parallel batch."""
+    rows: list[tuple[str, Arrow]] = []
+    seen: set[tuple[int | None, str]] = set()
+    for a in arrows:
+        group = "calls" if a.kind == "tool_call" else "execution" if a.kind == "dispatch" else None
+        if group and a.batch_size > 1 and (a.batch, group) not in seen:
+            seen.add((a.batch, group))
+            rows.append((group, a))
+        rows.append(("arrow", a))
+    return rows
+
+
+def to_dot(
+    arrows: list[Arrow],
+    lanes: list[Lane],
+    title: str = "",
+    current_step: int | None = None,
+    style: Style | None = None,
+) -> str:
+    """The DOT text of one sequence graph. ``current_step`` arrows are highlighted."""
+    style = style or Style()
+    order = {lane: i for i, lane in enumerate(lanes)}
+    out = [
+        "digraph sequence {",
+        f"  graph [rankdir=TB newrank=true splines=line nodesep={style.lane_gap} "
+        f'ranksep={style.row_gap} fontname="Helvetica" fontsize={style.lane_font} '
+        f'labelloc=t label="{_esc(title)}" bgcolor="white"];',
+        '  node [shape=point width=0.03 height=0.03 color="#9a9a9a" label=""];',
+        f'  edge [fontname="Helvetica" penwidth={style.penwidth} arrowsize=1.1];',
+    ]
+    heads = []
+    for lane in lanes:
+        out.append(
+            f'  "h_{lane}" [shape=box style="rounded,filled" fillcolor="#eef2f7" '
+            f'color="#5a6b80" fontname="Helvetica-Bold" fontsize={style.lane_font} '
+            f'width=2.2 height=0.7 label="{LANES[lane]}"];'
+        )
+        heads.append(f'"h_{lane}"')
+    out.append(f"  {{rank=same; {'; '.join(heads)}}}")
+    out.append(f"  {' -> '.join(heads)} [style=invis];")
+
+    rows = _rows(arrows)
+    for r, (what, a) in enumerate(rows):
+        names = "; ".join(f'"r{r}_{lane}"' for lane in lanes)
+        out.append(f"  {{rank=same; {names}}}")
+        if what == "arrow":
+            continue
+        # A note row: the lane that fans out says the batch is parallel.
+        lane = "model" if what == "calls" else a.target
+        caption = (
+            f"one response · {a.batch_size} calls"
+            if what == "calls"
+            else f"{a.batch_size} calls run in parallel"
+        )
+        out.append(
+            f'  "r{r}_{lane}" [shape=box style="rounded,dashed" color="#8a8a8a" '
+            f'fontname="Helvetica-Oblique" fontsize={style.font} fontcolor="#444444" '
+            f'label="{_esc(caption)}"];'
+        )
+
+    for lane in lanes:
+        chain = [f'"h_{lane}"'] + [f'"r{r}_{lane}"' for r in range(len(rows))]
+        chain.append(f'"end_{lane}"')
+        out.append(f'  "end_{lane}";')
+        out.append(
+            f'  {" -> ".join(chain)} [arrowhead=none style=dashed color="#b8b8b8" '
+            "penwidth=1.2 weight=100];"
+        )
+
+    for r, (what, a) in enumerate(rows):
+        if what != "arrow":
+            continue
+        current = current_step is not None and a.step == current_step
+        color = ERROR_COLOR if a.error else PHASE_COLORS[a.phase]
+        width = style.penwidth * (2.2 if current else 1.0)
+        dash = " style=dashed" if a.kind in ("result", "tool_call", "final_answer", "text") else ""
+        # Split a long arrow at every lifeline it crosses: flat edges between neighbouring
+        # lanes stay straight, a labelled edge across a lane would bend around it.
+        lo, hi = sorted((order[a.source], order[a.target]))
+        points = [f'"r{r}_{lanes[i]}"' for i in range(lo, hi + 1)]
+        leftward = order[a.source] > order[a.target]
+        label_seg = len(points) - 2 if leftward else 0
+        for i in range(len(points) - 1):
+            head = (i == 0 and leftward) or (i == len(points) - 2 and not leftward)
+            direction = ("back" if leftward else "forward") if head else "none"
+            label = f" label={_label(a, current, style)}" if i == label_seg else ""
+            out.append(
+                f'  {points[i]} -> {points[i + 1]} [dir={direction} color="{color}" '
+                f"penwidth={width:.1f} constraint=false{dash}{label}];"
+            )
+    out.append("}")
+    return "\n".join(out) + "\n"
