@@ -5,6 +5,11 @@ import streamlit as st
 st.set_page_config(page_title="flowdebug", page_icon="🔁", layout="wide")
 
 pages = [
-    st.Page("pages/encodings.py", title="Encodings", icon="🧾", default=True),
+    st.Page("pages/debugger.py", title="Debugger", icon="🪲", default=True),
+    st.Page("pages/tools.py", title="Tools", icon="🧰"),
+    st.Page("pages/history.py", title="History", icon="📜"),
+    st.Page("pages/protocols.py", title="Protocols", icon="🧾"),
+    st.Page("pages/failures.py", title="Failures", icon="💥"),
+    st.Page("pages/encodings.py", title="Encodings", icon="🔀"),
 ]
 st.navigation(pages).run()

@@ -130,6 +130,16 @@ class Session:
         )
         return cls(state, sc.player())
 
+    def clone(self) -> Session:
+        """An independent copy to work on (in the background); ``adopt`` takes it back."""
+        twin = Session(self.state.snapshot(), self.player)
+        twin.undo_stack = list(self.undo_stack)
+        twin._t0 = self._t0
+        return twin
+
+    def adopt(self, twin: Session) -> None:
+        self.state, self.undo_stack = twin.state, twin.undo_stack
+
     # -- stepping -------------------------------------------------------------------------
 
     @property
@@ -340,11 +350,9 @@ class Session:
             )
         for ex in batch.executions:
             r = ex.result
-            label = (
-                f"{r.error_type or 'error'}: {_short(r.text, 40)}"
-                if r.is_error
-                else _short(r.text, 40)
-            )
+            label = _short(r.text, 40)
+            if r.is_error and not r.text.lower().startswith(r.error_type or "error"):
+                label = f"{r.error_type or 'error'}: {label}"
             self._event(
                 "execution",
                 "result",

@@ -81,6 +81,10 @@ class Arrow:
     kind: str = ""
 
 
+def _plural(n: object, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _short(text: str, n: int = 28) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1] + "…"
@@ -104,7 +108,7 @@ def _model_label(protocol: str, e: TraceEvent) -> str:
         case "declare", "gemini":
             return f"generateContent · functionDeclarations[{e.data.get('n_tools', 0)}]"
         case "declare", _:
-            return f"model request · {e.data.get('n_tools', 0)} tools"
+            return f"model request · {_plural(e.data.get('n_tools', 0), 'tool')}"
         case "tool_call", "anthropic":
             return f"tool_use {cid} {name}"
         case "tool_call", "openai-chat":
@@ -140,10 +144,35 @@ def _model_label(protocol: str, e: TraceEvent) -> str:
     return e.label
 
 
+def _wire_label(e: TraceEvent, wire: dict[str, Any]) -> str:
+    """A call that went to a real MCP server, labelled from its JSON-RPC exchange
+    (``data["mcp"]``, see :meth:`flowdebug.mcp_call.McpCall.trace_data`)."""
+    if e.kind == "dispatch":
+        return f"tools/call {wire.get('tool')} id={wire.get('request_id')}"
+    error = wire.get("error")
+    match wire.get("outcome"):
+        case "protocol" if isinstance(error, dict):
+            return f"JSON-RPC error {error.get('code')} · {_short(str(error.get('message')), 30)}"
+        case "protocol":
+            return "invalid CallToolResult"
+        case "tool_error":
+            return f"CallToolResult isError:true · {_short(e.label, 30)}"
+        case "timeout":
+            return "no response · notifications/cancelled"
+        case "mcp_crash":
+            return "connection closed: the server died"
+        case "mcp_connect":
+            return "server unreachable"
+    return f"CallToolResult · {_short(e.label, 30)}"
+
+
 def _tool_label(protocol: str, e: TraceEvent) -> str:
     if protocol == "mcp":
+        wire = e.data.get("mcp")
+        if isinstance(wire, dict) and e.kind in ("dispatch", "result"):
+            return _wire_label(e, wire)
         if e.kind == "discover":
-            return f"tools/list → {e.data.get('n_tools', 0)} tools"
+            return f"tools/list → {_plural(e.data.get('n_tools', 0), 'tool')}"
         if e.kind == "dispatch":
             return f"tools/call {e.tool} id={e.call_id}"
         if e.error_type in ("unknown_tool", "protocol"):

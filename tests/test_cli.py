@@ -202,4 +202,4 @@ def test_render_mermaid_and_dot_from_a_run_trace(capsys, tmp_path):
     assert "tools/call get_weather id=call_2" in out
     code, out, _ = run(capsys, "render", str(trace), "--format", "dot")
     assert code == 0 and out.startswith("digraph sequence {")
-    assert "tool_use call_1 get_weather" in out
+    assert "tool_use call_1 get_weather" in out.replace("<BR/>", " ")

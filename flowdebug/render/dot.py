@@ -27,24 +27,46 @@ HIGHLIGHT = "#fff0a0"
 class Style:
     """Type sizes; ``presenter`` is for a projector at the back of a room."""
 
-    font: int = 15
-    lane_font: int = 17
+    font: int = 14
+    lane_font: int = 16
     penwidth: float = 1.8
-    lane_gap: float = 3.2
-    row_gap: float = 0.32
+    lane_gap: float = 1.0  # inches between lane heads
+    lane_width: float = 1.5
+    row_gap: float = 0.26
+    wrap: int = 19  # characters per label line
 
     @classmethod
     def presenter(cls) -> Style:
-        return cls(font=24, lane_font=28, penwidth=3.0, lane_gap=4.4, row_gap=0.5)
+        return cls(
+            font=22, lane_font=24, penwidth=3.0, lane_gap=1.4, lane_width=2.2, row_gap=0.34, wrap=20
+        )
 
 
 def _esc(text: str) -> str:
     return html.escape(text, quote=True)
 
 
+def wrap(text: str, width: int) -> list[str]:
+    """Break a label into lines of about ``width`` characters, at spaces or after commas."""
+    words = text.replace(", ", ",\x00").replace(" ", " \x00").split("\x00")
+    lines = [""]
+    for w in words:
+        if lines[-1] and len(lines[-1]) + len(w.rstrip()) > width:
+            lines.append("")
+        lines[-1] += w
+    out = []
+    for line in lines:  # a single word longer than the width is cut
+        line = line.strip()
+        while len(line) > width + 6:
+            out.append(line[:width])
+            line = line[width:]
+        out.append(line)
+    return out[:3] if len(out) <= 3 else [*out[:2], out[2][: width - 1] + "…"]
+
+
 def _label(arrow: Arrow, current: bool, style: Style) -> str:
     color = ERROR_COLOR if arrow.error else PHASE_COLORS[arrow.phase]
-    text = _esc(arrow.label)
+    text = "<BR/>".join(_esc(line) for line in wrap(arrow.label, style.wrap))
     weight = f"<B>{text}</B>" if current or arrow.error else text
     bg = f' BGCOLOR="{HIGHLIGHT}"' if current else ""
     return (
@@ -90,7 +112,7 @@ def to_dot(
         out.append(
             f'  "h_{lane}" [shape=box style="rounded,filled" fillcolor="#eef2f7" '
             f'color="#5a6b80" fontname="Helvetica-Bold" fontsize={style.lane_font} '
-            f'width=2.2 height=0.7 label="{LANES[lane]}"];'
+            f'width={style.lane_width} height=0.6 label="{LANES[lane]}"];'
         )
         heads.append(f'"h_{lane}"')
     out.append(f"  {{rank=same; {'; '.join(heads)}}}")
@@ -115,14 +137,19 @@ def to_dot(
             f'label="{_esc(caption)}"];'
         )
 
+    # Lifelines. A row whose label wraps onto several lines sits that many ranks below the
+    # row before it: dot does not make room for the labels of flat edges by itself.
+    gaps = [len(wrap(a.label, style.wrap)) if what == "arrow" else 1 for what, a in rows]
     for lane in lanes:
-        chain = [f'"h_{lane}"'] + [f'"r{r}_{lane}"' for r in range(len(rows))]
-        chain.append(f'"end_{lane}"')
         out.append(f'  "end_{lane}";')
-        out.append(
-            f'  {" -> ".join(chain)} [arrowhead=none style=dashed color="#b8b8b8" '
-            "penwidth=1.2 weight=100];"
-        )
+        points = [f'"h_{lane}"'] + [f'"r{r}_{lane}"' for r in range(len(rows))]
+        points.append(f'"end_{lane}"')
+        for i in range(len(points) - 1):
+            gap = gaps[i] if i < len(gaps) else 1
+            out.append(
+                f"  {points[i]} -> {points[i + 1]} [arrowhead=none style=dashed "
+                f'color="#b8b8b8" penwidth=1.2 weight=100 minlen={gap}];'
+            )
 
     for r, (what, a) in enumerate(rows):
         if what != "arrow":

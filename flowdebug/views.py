@@ -1,0 +1,262 @@
+"""What the app shows, computed without Streamlit: phase explanations, graphs, pairing,
+payload diffs. Pages call these and render the result."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+
+from flowdebug import protocols
+from flowdebug.debugger import Session, SessionState
+from flowdebug.encodings import Payload, Turn, encode_turn, turns
+from flowdebug.model import Conversation, Message, ModelResponse
+from flowdebug.render import Style, to_dot, to_mermaid
+from flowdebug.trace import PHASES, Arrow, lanes, sequence
+
+PHASE_TITLES = {
+    "declaration": "1 · Declaration",
+    "request": "2 · Request",
+    "execution": "3 · Execution",
+    "continuation": "4 · Continuation",
+}
+
+# What happens in each phase, and which fields carry it in each protocol.
+PHASE_TEXT = {
+    "declaration": "The runtime sends the conversation and every tool's name, description "
+    "and JSON Schema to the model API.",
+    "request": "The model answers: zero or more tool calls (a name, an id and arguments), or "
+    "a final answer that ends the cycle.",
+    "execution": "The runtime validates each call's arguments against the schema, runs the "
+    "handlers (in parallel for one turn), applies timeouts and faults, and makes one result "
+    "per call — errors are results too.",
+    "continuation": "The results, paired to their calls by id, are appended to the history "
+    "and the model is called again.",
+}
+FIELDS = {
+    "declaration": {
+        "anthropic": "`tools[]` `{name, description, input_schema}` in POST /v1/messages",
+        "openai-chat": "`tools[]` `{type: function, function: {name, description, parameters}}`",
+        "openai-responses": "`tools[]` flat `{type: function, name, parameters, strict}`",
+        "gemini": "`tools[].functionDeclarations[]` `{name, description, parameters}`",
+        "mcp": "`tools/list` result: `tools[]` `{name, description, inputSchema}`",
+    },
+    "request": {
+        "anthropic": "`content[]` blocks `{type: tool_use, id, name, input}`; "
+        "`stop_reason: tool_use`",
+        "openai-chat": "`message.tool_calls[]` `{id, function: {name, arguments}}` — "
+        "arguments is a JSON *string*; `finish_reason: tool_calls`",
+        "openai-responses": "`output[]` items `{type: function_call, call_id, name, arguments}`",
+        "gemini": "`parts[].functionCall` `{name, args, id?}`; finishReason stays `STOP`",
+        "mcp": "not MCP's part: the host's model picks the tool; MCP starts at `tools/call`",
+    },
+    "execution": {
+        "anthropic": "runtime-side: each `tool_use.input` is validated and dispatched",
+        "openai-chat": "runtime-side: `arguments` is parsed (it may be invalid JSON), "
+        "validated and dispatched",
+        "openai-responses": "runtime-side: `arguments` is parsed, validated and dispatched",
+        "gemini": "runtime-side: `args` is validated and dispatched",
+        "mcp": "`tools/call {name, arguments}` → `CallToolResult {content, "
+        "structuredContent, isError}`; unknown tool → JSON-RPC error -32602",
+    },
+    "continuation": {
+        "anthropic": "one user turn, `tool_result` blocks first: `{tool_use_id, content, "
+        "is_error}`",
+        "openai-chat": "one `{role: tool, tool_call_id, content}` message per call (no error "
+        'flag: errors travel as `{"error": …}`)',
+        "openai-responses": "`{type: function_call_output, call_id, output}` items",
+        "gemini": "one user content with `functionResponse {name, id, response}` parts; "
+        "`response` is an object: `{output}` or `{error}`",
+        "mcp": "the host hands each `CallToolResult` to its model in that model's format",
+    },
+}
+
+
+def explain(phase: str, names: list[str]) -> tuple[str, dict[str, str]]:
+    """The phase's meaning and, per protocol, which fields carry it."""
+    return PHASE_TEXT[phase], {n: FIELDS[phase][n] for n in names}
+
+
+def phase_now(state: SessionState) -> str:
+    """The phase the person is looking at: the one just run, or the next one at the start."""
+    if state.events:
+        return state.events[-1].phase
+    return state.next_phase
+
+
+# -- graphs -----------------------------------------------------------------------------------
+
+WINDOW = 60  # arrows drawn by default; long sessions show their recent past
+
+
+@dataclass(frozen=True)
+class Graph:
+    protocol: str
+    title: str
+    dot: str
+    mermaid: str
+    arrows: int
+    hidden: int
+
+
+class _Events(tuple):
+    """Trace events hashed by what the graph shows, so graphs are cached per trace."""
+
+    def _key(self) -> tuple:
+        return tuple(
+            (e.seq, e.step, e.kind, e.label, e.error, e.call_id, e.source, e.target) for e in self
+        )
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Events) and self._key() == other._key()
+
+
+@lru_cache(maxsize=256)
+def _graph(
+    protocol: str, events: _Events, current: int | None, presenter: bool, hidden: int
+) -> Graph:
+    arrows = sequence(list(events), protocol)
+    title = protocols.get(protocol).title
+    if hidden:
+        title += f" — last {len(arrows)} arrows"
+    style = Style.presenter() if presenter else Style()
+    return Graph(
+        protocol,
+        title,
+        to_dot(arrows, lanes(protocol), title, current, style),
+        to_mermaid(arrows, lanes(protocol), title),
+        len(arrows),
+        hidden,
+    )
+
+
+def graphs(
+    state: SessionState, names: list[str], presenter: bool = False, window: int | None = WINDOW
+) -> list[Graph]:
+    """One graph per protocol; only the last ``window`` events unless window is None."""
+    events = state.events
+    hidden = 0
+    if window is not None and len(events) > window:
+        hidden = len(events) - window
+        events = events[-window:]
+    current = state.step if state.events and state.events[-1].step == state.step else None
+    key = _Events(events)
+    return [_graph(n, key, current, presenter, hidden) for n in names]
+
+
+# -- pairing ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pair:
+    call_message: int
+    call_id: str
+    tool: str
+    result_message: int | None
+    is_error: bool
+    error_type: str | None
+    problem: str | None
+
+
+def pairing(conv: Conversation) -> list[Pair]:
+    """Every call with the result that answers it (by id), and what is wrong if anything."""
+    results: dict[str, list[tuple[int, object]]] = {}
+    for i, m in enumerate(conv.messages):
+        for r in m.tool_results:
+            results.setdefault(r.call_id, []).append((i, r))
+    out = []
+    seen: set[str] = set()
+    for i, m in enumerate(conv.messages):
+        for c in m.tool_calls:
+            found = results.get(c.id, [])
+            problem = None
+            if c.id in seen:
+                problem = "duplicate call id"
+            elif not found:
+                # Calls in the last message are simply not executed yet.
+                problem = "no result" if i < len(conv.messages) - 1 else None
+            elif len(found) > 1:
+                problem = f"{len(found)} results"
+            elif found[0][0] != i + 1:
+                problem = "result is not in the next message"
+            seen.add(c.id)
+            j, r = found[0] if found else (None, None)
+            out.append(
+                Pair(
+                    i,
+                    c.id,
+                    c.name,
+                    j,
+                    bool(r and r.is_error),
+                    getattr(r, "error_type", None),
+                    problem,
+                )
+            )
+    call_ids = {c.id for m in conv.messages for c in m.tool_calls}
+    for cid, found in results.items():
+        if cid not in call_ids:
+            for j, r in found:
+                out.append(
+                    Pair(
+                        -1,
+                        cid,
+                        getattr(r, "name", None) or "?",
+                        j,
+                        r.is_error,
+                        r.error_type,
+                        "no call has this id",
+                    )
+                )
+    return out
+
+
+# -- payloads of the current step ---------------------------------------------------------------
+
+
+def current_turn(conv: Conversation) -> Turn:
+    """The exchange of the current step: the last model turn, or the pending request."""
+    all_turns = turns(conv)
+    if all_turns and conv.messages[-1].role == "assistant":
+        return all_turns[-1]
+    pending = ModelResponse(message=Message(role="assistant", parts=[]))
+    return Turn(len(all_turns) + 1, conv, pending)
+
+
+def step_payloads(conv: Conversation, protocol: str) -> list[Payload]:
+    """The request, response and stream of the current step in ``protocol``."""
+    turn = current_turn(conv)
+    items = encode_turn(turn, protocol)
+    if not turn.response.message.parts:
+        return items[:1]
+    return items
+
+
+def payload_diff(before: object, after: object) -> str:
+    """A unified diff of two payloads' pretty JSON ('' when equal)."""
+    a = json.dumps(before, indent=2, ensure_ascii=False).splitlines()
+    b = json.dumps(after, indent=2, ensure_ascii=False).splitlines()
+    return "\n".join(difflib.unified_diff(a, b, "previous step", "this step", lineterm="", n=2))
+
+
+def previous_state(session: Session) -> SessionState | None:
+    return session.undo_stack[-1] if session.undo_stack else None
+
+
+__all__ = [
+    "PHASES",
+    "PHASE_TITLES",
+    "Arrow",
+    "Graph",
+    "Pair",
+    "explain",
+    "graphs",
+    "pairing",
+    "payload_diff",
+    "phase_now",
+    "previous_state",
+    "step_payloads",
+]

@@ -1,0 +1,114 @@
+"""Streamlit glue shared by the pages: the browser session's debugger session and sidebar.
+
+Everything here is per browser session (st.session_state); two people on one server never
+share a debugger session.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from flowdebug import protocols, scenarios
+from flowdebug.debugger import Session
+from flowdebug.errors import FlowdebugError
+from flowdebug.jobs import Job
+
+DEFAULT_SCENARIO = "weather"
+CSS_PRESENTER = """
+<style>
+  html, body, [class*="st-"] { font-size: 1.25rem; }
+  h1 { font-size: 3rem !important; } h2, h3 { font-size: 2rem !important; }
+  code, pre { font-size: 1.05rem !important; }
+</style>
+"""
+
+
+def session() -> Session:
+    """This browser session's debugger session (the weather scenario to begin with)."""
+    if "fd_session" not in st.session_state:
+        st.session_state.fd_session = Session.from_scenario(DEFAULT_SCENARIO)
+    return st.session_state.fd_session
+
+
+def set_session(value: Session) -> None:
+    st.session_state.fd_session = value
+
+
+def load_scenario(name: str) -> None:
+    set_session(Session.from_scenario(name))
+
+
+def chosen_protocols() -> list[str]:
+    names = st.session_state.get("protocols") or list(protocols.PROTOCOLS)
+    return [n for n in protocols.PROTOCOLS if n in names]
+
+
+def presenter() -> bool:
+    return bool(st.session_state.get("presenter", False))
+
+
+def title(name: str) -> str:
+    return protocols.get(name).title
+
+
+def sidebar() -> None:
+    """Controls every page shares: which protocols to show, presenter mode."""
+    with st.sidebar:
+        st.multiselect(
+            "Protocols shown",
+            list(protocols.PROTOCOLS),
+            default=list(protocols.PROTOCOLS),
+            format_func=title,
+            key="protocols",
+        )
+        st.toggle("Presenter mode (large type)", key="presenter")
+        s = session()
+        st.caption(
+            f"Scenario **{s.state.scenario or 'custom'}** · step {s.state.step} · {s.state.status}"
+        )
+    if presenter():
+        st.markdown(CSS_PRESENTER, unsafe_allow_html=True)
+
+
+def scenario_names() -> list[str]:
+    return scenarios.names()
+
+
+def run_action(action: Callable[[Session], Any], label: str) -> Any:
+    """Run a debugger action in the background with progress and a Cancel button.
+
+    Errors are shown, not raised; the session changes only when the action succeeds.
+    Clicking Cancel (or any other widget) reruns the page, which abandons the job.
+    """
+    s = session()
+    job = Job(s, action, label)
+    if not job.wait(0.25):
+        box = st.status(f"{label}…", expanded=True)
+        box.button(
+            "Cancel",
+            key=f"cancel_{label}_{s.state.step}",
+            help="Abandon this step; the session stays as it was",
+        )
+        line = box.empty()
+        while not job.done:
+            line.write(f"running for {job.elapsed:.1f} s")
+            time.sleep(0.1)
+        box.update(label=f"{label} — done in {job.elapsed:.1f} s", state="complete", expanded=False)
+    try:
+        return job.finish()
+    except FlowdebugError as e:
+        st.session_state.fd_error = str(e)
+    except Exception as e:  # a bug must not lose the session: show it
+        st.session_state.fd_error = f"{type(e).__name__}: {e}"
+    return None
+
+
+def show_error() -> None:
+    """The last refused action's reason, shown once."""
+    message = st.session_state.pop("fd_error", None)
+    if message:
+        st.error(message, icon="⛔")

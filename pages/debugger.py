@@ -1,0 +1,244 @@
+"""Debugger: step the cycle one phase or one turn at a time and watch every protocol's graph."""
+
+import json
+
+import streamlit as st
+
+from flowdebug import scenarios
+from flowdebug.debugger import Breakpoint
+from flowdebug.errors import FlowdebugError
+from flowdebug.model import Message
+from flowdebug.players import ManualPlayer
+from flowdebug.render import to_png, to_svg
+from flowdebug.runtime import Approve, Edit, Reject
+from flowdebug.views import PHASE_TITLES, explain, graphs, phase_now
+from pages import common
+
+common.sidebar()
+s = common.session()
+names = scenarios.names()
+
+
+def _on_scenario() -> None:
+    common.load_scenario(st.session_state.scenario)
+
+
+def _undo() -> None:
+    try:
+        common.session().undo()
+    except FlowdebugError as e:
+        st.session_state.fd_error = str(e)
+
+
+def _reset() -> None:
+    common.load_scenario(st.session_state.get("scenario") or common.DEFAULT_SCENARIO)
+
+
+st.title("Debugger")
+top = st.columns([3, 1, 1, 1, 1, 1])
+current = s.state.scenario if s.state.scenario in names else names[0]
+top[0].selectbox(
+    "Scenario",
+    names,
+    index=names.index(current),
+    key="scenario",
+    on_change=_on_scenario,
+    format_func=lambda n: f"{n} — {scenarios.load(n).title}",
+)
+step = top[1].button(
+    "Step", key="step", type="primary", shortcut="N", help="Run one phase (N)", width="stretch"
+)
+turn = top[2].button(
+    "Step turn",
+    key="step_turn",
+    shortcut="T",
+    help="Run one model turn and its execution (T)",
+    width="stretch",
+)
+run = top[3].button(
+    "Run",
+    key="run",
+    shortcut="G",
+    help="Run to the end, a breakpoint or an approval (G)",
+    width="stretch",
+)
+top[4].button(
+    "Undo", key="undo", shortcut="U", on_click=_undo, help="Go back one step (U)", width="stretch"
+)
+top[5].button(
+    "Reset", key="reset", on_click=_reset, width="stretch", help="Start the scenario again"
+)
+
+if step:
+    common.run_action(lambda x: x.step(), "Step")
+elif turn:
+    common.run_action(lambda x: x.step_turn(), "Step turn")
+elif run:
+    common.run_action(lambda x: x.run(), "Run")
+s = common.session()
+common.show_error()
+
+# -- where we are -------------------------------------------------------------------------
+state = s.state
+phase = phase_now(state)
+meaning, fields = explain(phase, common.chosen_protocols())
+status_icon = {"finished": "✅", "halted": "🛑", "awaiting_approval": "✋"}.get(state.status, "▶️")
+st.markdown(
+    f"### {PHASE_TITLES[phase]} &nbsp; <small>step {state.step} · round {state.round}</small>",
+    unsafe_allow_html=True,
+)
+st.info(f"{status_icon} {state.status_text}")
+with st.expander("What happens in this phase, protocol by protocol", expanded=common.presenter()):
+    st.write(meaning)
+    for name, text in fields.items():
+        st.markdown(f"- **{common.title(name)}** — {text}")
+
+# -- a person's decisions -------------------------------------------------------------------
+if state.status == "awaiting_approval":
+    st.warning("A destructive tool waits for your decision.")
+    for call in s.conversation.messages[-1].tool_calls:
+        if call.id in state.decisions or not s.state.toolset.get(call.name):
+            continue
+        if not s.state.toolset.get(call.name).tool.destructive:
+            continue
+        with st.container(border=True):
+            st.markdown(f"**{call.name}** `{call.id}`")
+            args = st.text_area(
+                "Arguments (edit to run with different ones)",
+                json.dumps(call.arguments, indent=2),
+                key=f"args_{call.id}",
+            )
+            a, e, r = st.columns(3)
+            if a.button("Approve", key=f"approve_{call.id}"):
+                s.decide(call.id, Approve())
+                st.rerun()
+            if e.button("Run edited", key=f"edit_{call.id}"):
+                try:
+                    s.decide(call.id, Edit(arguments=json.loads(args)))
+                    st.rerun()
+                except (ValueError, FlowdebugError) as err:
+                    st.error(f"Arguments not changed: {err}")
+            if r.button("Reject", key=f"reject_{call.id}"):
+                s.decide(call.id, Reject(reason="rejected in the debugger"))
+                st.rerun()
+
+if isinstance(s.player, ManualPlayer) and state.next_phase == "request" and state.status == "ready":
+    with st.container(border=True):
+        st.markdown(
+            "**You play the model.** Write its next turn as a canonical assistant "
+            "message (text parts and/or tool_call parts), then Step."
+        )
+        example = {
+            "role": "assistant",
+            "parts": [
+                {
+                    "kind": "tool_call",
+                    "id": "call_m1",
+                    "name": (s.state.toolset.names or ["x"])[0],
+                    "arguments": {},
+                }
+            ],
+        }
+        text = st.text_area(
+            "Model turn (JSON)", json.dumps(example, indent=2), key="manual_turn", height=180
+        )
+        if st.button("Queue this turn", key="manual_queue"):
+            try:
+                s.player.write(Message.model_validate_json(text))
+                st.success("Queued: press Step.")
+            except (ValueError, FlowdebugError) as err:
+                st.error(f"Not queued: {err}")
+
+# -- the graphs -----------------------------------------------------------------------------
+chosen = common.chosen_protocols()
+# Two graphs a row on a laptop; one a row (big) for a projector.
+per_row = st.session_state.get("per_row", 1 if common.presenter() else min(2, len(chosen) or 1))
+show_all = st.session_state.get("show_all", False)
+drawn = graphs(state, chosen, presenter=common.presenter(), window=None if show_all else 60)
+if not state.events:
+    st.caption("Press **Step** to send the first request; arrows appear as the cycle runs.")
+for row in range(0, len(drawn), per_row):
+    cols = st.columns(per_row)
+    for col, g in zip(cols, drawn[row : row + per_row], strict=False):
+        with col:
+            st.graphviz_chart(g.dot, width="stretch")
+            ex = st.columns(3)
+            ex[0].download_button(
+                "SVG",
+                data=lambda d=g.dot: to_svg(d),
+                file_name=f"flowdebug-{g.protocol}.svg",
+                mime="image/svg+xml",
+                key=f"svg_{g.protocol}",
+                on_click="ignore",
+            )
+            ex[1].download_button(
+                "PNG",
+                data=lambda d=g.dot: to_png(d),
+                file_name=f"flowdebug-{g.protocol}.png",
+                mime="image/png",
+                key=f"png_{g.protocol}",
+                on_click="ignore",
+            )
+            ex[2].download_button(
+                "Mermaid",
+                data=g.mermaid,
+                file_name=f"flowdebug-{g.protocol}.mmd",
+                mime="text/plain",
+                key=f"mmd_{g.protocol}",
+                on_click="ignore",
+            )
+            if g.hidden:
+                st.caption(f"{g.hidden} earlier events hidden — tick *Show the whole trace*.")
+
+with st.expander("Graph layout"):
+    st.slider("Graphs per row", 1, 5, key="per_row", value=per_row)
+    st.checkbox("Show the whole trace (slow for long sessions)", key="show_all")
+
+# -- breakpoints ---------------------------------------------------------------------------
+with st.expander("Breakpoints (Run stops here)"):
+    tools = s.state.toolset.names
+    before = st.multiselect(
+        "Before these tools run",
+        tools,
+        key="bp_tools",
+        default=[b.tool for b in state.breakpoints if b.kind == "tool" and b.tool in tools],
+    )
+    on_error = st.checkbox(
+        "After an error result",
+        key="bp_error",
+        value=any(b.kind == "error" for b in state.breakpoints),
+    )
+    at_round = st.number_input(
+        "At round (0: none)",
+        0,
+        100,
+        key="bp_round",
+        value=next((b.round for b in state.breakpoints if b.kind == "round"), 0),
+    )
+    wanted = [Breakpoint(kind="tool", tool=t) for t in before]
+    if on_error:
+        wanted.append(Breakpoint(kind="error"))
+    if at_round:
+        wanted.append(Breakpoint(kind="round", round=int(at_round)))
+    if wanted != state.breakpoints:
+        s.set_breakpoints(wanted)
+
+# -- the history so far -----------------------------------------------------------------------
+# Drawn only when asked for: long histories would slow every step down.
+if st.toggle(
+    f"Show the message history ({len(s.conversation.messages)} messages)", key="show_history"
+):
+    for i, m in enumerate(s.conversation.messages[-200:]):
+        parts = []
+        for p in m.parts:
+            match p.kind:
+                case "text":
+                    parts.append(p.text)
+                case "tool_call":
+                    parts.append(f"→ `{p.name}({json.dumps(p.arguments)})` `{p.id}`")
+                case "tool_result":
+                    flag = f" ❌ {p.error_type or 'error'}" if p.is_error else ""
+                    parts.append(f"← `{p.call_id}`{flag}: {p.text[:120]}")
+                case _:
+                    parts.append(f"[{p.kind}]")
+        st.markdown(f"**{i} · {m.role}** — " + "<br>".join(parts), unsafe_allow_html=True)

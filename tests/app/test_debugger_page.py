@@ -1,0 +1,128 @@
+"""AppTest: the Debugger page's buttons, scenario select, approvals and graphs, by key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+PAGES = Path(__file__).resolve().parents[2] / "pages"
+APP = Path(__file__).resolve().parents[2] / "app.py"
+
+
+@pytest.fixture
+def at() -> AppTest:
+    app = AppTest.from_file(str(PAGES / "debugger.py"), default_timeout=60)
+    app.run()
+    assert not app.exception
+    return app
+
+
+def session(app: AppTest):
+    return app.session_state.fd_session
+
+
+def test_page_opens_on_the_weather_scenario_ready_to_step(at):
+    assert at.selectbox(key="scenario").value == "weather"
+    s = session(at)
+    assert s.state.step == 0 and s.state.next_phase == "declaration"
+    assert [b.key for b in at.button][:5] == ["step", "step_turn", "run", "undo", "reset"]
+    assert len(at.get("graphviz_chart")) == 5
+
+
+def test_step_runs_one_phase_and_names_it(at):
+    at.button(key="step").click().run()
+    s = session(at)
+    assert s.state.step == 1 and s.state.next_phase == "request"
+    assert any("1 · Declaration" in m.value for m in at.markdown)
+    at.button(key="step").click().run()
+    assert session(at).state.next_phase == "execution"
+    assert any("2 · Request" in m.value for m in at.markdown)
+
+
+def test_step_turn_run_undo_and_reset(at):
+    at.button(key="step_turn").click().run()
+    s = session(at)
+    assert s.state.next_phase == "request" and s.state.round == 2
+    assert [e.kind for e in s.state.events].count("result") == 2
+    at.button(key="run").click().run()
+    assert session(at).state.status == "finished"
+    assert "the cycle is done" in at.info[0].value
+    at.button(key="undo").click().run()
+    assert session(at).state.status == "ready" and session(at).state.step == 4
+    at.button(key="reset").click().run()
+    assert session(at).state.step == 0
+
+
+def test_graph_dot_shows_the_timeout_in_red_after_run(at):
+    at.button(key="run").click().run()
+    dots = [g.proto.spec for g in at.get("graphviz_chart")]
+    assert all("#d11f1f" in d for d in dots)
+    assert any("tool_use call_1 get_weather" in d.replace("<BR/>", " ") for d in dots)
+    assert any("functionCall get_weather id=call_2" in d.replace("<BR/>", " ") for d in dots)
+
+
+def test_choosing_a_scenario_loads_it(at):
+    at.selectbox(key="scenario").select("tasks").run()
+    assert session(at).state.scenario == "tasks"
+    assert session(at).state.toolset.names[0] == "create_task"
+
+
+def test_destructive_call_is_approved_from_the_page(at):
+    at.selectbox(key="scenario").select("destructive").run()
+    at.button(key="run").click().run()
+    assert session(at).state.status == "awaiting_approval"
+    at.button(key="approve_call_2").click().run()
+    at.button(key="run").click().run()
+    s = session(at)
+    assert s.state.status == "finished"
+    assert s.state.tool_state["tasks"]["items"] == {}
+
+
+def test_undo_with_nothing_to_undo_shows_an_error_and_changes_nothing(at):
+    before = session(at).state.model_dump_json()
+    at.button(key="undo").click().run()
+    assert "nothing to undo" in at.error[0].value
+    assert session(at).state.model_dump_json() == before
+
+
+def test_breakpoint_stops_run_before_the_tool(at):
+    at.selectbox(key="scenario").select("tasks").run()
+    at.multiselect(key="bp_tools").select("complete_task").run()
+    at.button(key="run").click().run()
+    s = session(at)
+    assert s.state.status_text == "breakpoint: before complete_task runs"
+    assert s.conversation.messages[-1].tool_calls[0].name == "complete_task"
+
+
+def test_protocol_choice_limits_the_graphs(at):
+    at.multiselect(key="protocols").set_value(["anthropic", "mcp"]).run()
+    dots = [g.proto.spec for g in at.get("graphviz_chart")]
+    assert len(dots) == 2 and "MCP server" in dots[1]
+
+
+def test_two_browser_sessions_do_not_share_state():
+    one = AppTest.from_file(str(PAGES / "debugger.py"), default_timeout=60)
+    two = AppTest.from_file(str(PAGES / "debugger.py"), default_timeout=60)
+    one.run()
+    two.run()
+    one.button(key="run").click().run()
+    assert session(one).state.status == "finished"
+    assert session(two).state.step == 0
+
+
+def test_app_navigation_runs_every_page():
+    app = AppTest.from_file(str(APP), default_timeout=60)
+    app.run()
+    assert not app.exception
+    for page in [
+        "tools.py",
+        "history.py",
+        "protocols.py",
+        "failures.py",
+        "encodings.py",
+        "debugger.py",
+    ]:
+        app.switch_page(f"pages/{page}").run()
+        assert not app.exception, page

@@ -1,0 +1,182 @@
+"""The app in a real browser: Playwright drives Debian's Chromium against `streamlit run`.
+
+Steps the weather scenario to the end, checks every protocol graph's rendered SVG for the
+two parallel calls, the red timeout and the final answer, and saves a screenshot of each
+page to artifacts/screenshots/ (kept by CI). Skipped only outside CI when Chromium is
+missing; under CI=true a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+pytestmark = pytest.mark.browser
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        raise RuntimeError(f"{CHROMIUM} is missing: CI must install Debian's chromium")
+    pytest.skip("Chromium is not installed", allow_module_level=True)
+
+CALLS = {
+    "Anthropic Messages": ("tool_use call_1 get_weather", "tool_use call_2 get_weather"),
+    "OpenAI Chat Completions": ("tool_calls[0] call_1", "tool_calls[1] call_2"),
+    "OpenAI Responses": ("function_call call_id=call_1", "function_call call_id=call_2"),
+    "Google Gemini": ("functionCall get_weather id=call_1", "functionCall get_weather id=call_2"),
+    "MCP (JSON-RPC)": ("tools/call get_weather id=call_1", "tools/call get_weather id=call_2"),
+}
+FINAL = {
+    "Anthropic Messages": "stop_reason: end_turn",
+    "OpenAI Chat Completions": "finish_reason: stop",
+    "OpenAI Responses": "output_text",
+    "Google Gemini": "finishReason: STOP",
+    "MCP (JSON-RPC)": "Paris is 18 degrees",
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(ROOT / "app.py"),
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        raise RuntimeError(
+            "streamlit did not become healthy: "
+            + proc.stdout.read().decode(errors="replace")[-2000:]
+        )
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    ctx = browser.new_context(viewport={"width": 1700, "height": 1300})
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    yield pg
+    ctx.close()
+
+
+def _wait_idle(page) -> None:
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000
+    )
+    page.wait_for_timeout(300)
+
+
+def _graphs(page) -> dict[str, str]:
+    """Each rendered graph's title → the text and colours of its SVG."""
+    out = {}
+    for svg in page.locator("[data-testid='stGraphVizChart'] svg").all():
+        html = svg.inner_html()
+        texts = " ".join(re.findall(r">([^<]*)</text>", html))
+        texts = texts.replace("&#45;", "-").replace("&gt;", ">").replace("&amp;", "&")
+        title = next((t for t in CALLS if t in texts), None)
+        if title:
+            out[title] = html + "\n" + texts
+    return out
+
+
+def test_weather_run_draws_every_protocols_cycle(page, server):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.goto(server)
+    page.get_by_role("button", name="Step", exact=True).wait_for()
+    _wait_idle(page)
+    page.screenshot(path=str(SHOTS / "debugger-start.png"), full_page=True)
+    for _ in range(5):
+        page.get_by_role("button", name="Step", exact=True).click()
+        _wait_idle(page)
+    page.get_by_text("the cycle is done").wait_for()
+    page.wait_for_timeout(1500)  # the graphs finish rendering
+    graphs = _graphs(page)
+    assert set(graphs) == set(CALLS), sorted(graphs)
+    for title, content in graphs.items():
+        first, second = CALLS[title]
+        assert first in content and second in content, title
+        assert "timeout" in content, title
+        red = [m for m in re.findall(r'<path[^>]*stroke="#d11f1f"[^>]*>', content)]
+        assert red, f"{title}: no red arrow"
+        assert FINAL[title] in content, title
+    page.screenshot(path=str(SHOTS / "debugger-done.png"), full_page=True)
+
+
+@pytest.mark.parametrize("slug", ["tools", "history", "protocols", "failures", "encodings"])
+def test_every_page_renders(page, server, slug):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.goto(f"{server}/{slug}")
+    page.locator("h1").first.wait_for()
+    _wait_idle(page)
+    assert not page.locator("[data-testid='stException']").count()
+    page.screenshot(path=str(SHOTS / f"{slug}.png"), full_page=True)
