@@ -346,7 +346,7 @@ class Session:
                 tool=ex.call.name,
                 batch=s.round,
                 batch_size=n,
-                data={"handler": ex.handler, "fault": ex.fault},
+                data={"handler": ex.handler, "fault": ex.fault, **ex.data},
             )
         for ex in batch.executions:
             r = ex.result
@@ -366,7 +366,11 @@ class Session:
                 error=r.is_error,
                 error_type=r.error_type,
                 duration_ms=round(ex.duration_ms, 1),
-                data={"result": r.model_dump(mode="json", exclude_none=True), "steps": ex.steps},
+                data={
+                    "result": r.model_dump(mode="json", exclude_none=True),
+                    "steps": ex.steps,
+                    **ex.data,
+                },
             )
         s.executions = [*s.executions, *batch.executions]
         s.tool_state = runtime.state

@@ -9,7 +9,8 @@ session that declares tools and their mocks can be saved and reloaded:
 - ``template``: a ``str.format`` template filled from the arguments;
 - ``rules``: the first rule whose ``when`` / ``match`` fits the arguments gives the reply;
 - ``code``: Python source defining ``handler(args)``, run in a child process
-  (:mod:`flowdebug.sandbox`).
+  (:mod:`flowdebug.sandbox`);
+- ``mcp``: the tool of that name on an MCP server (:mod:`flowdebug.mcp_client`).
 
 ``handler.run(arguments, ctx)`` returns an :class:`Outcome` and never raises for anything
 the handler does. Timeouts are the runtime's job: it runs ``run`` in a thread it can abandon,
@@ -36,7 +37,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, JsonValue, TypeAdapter, field_validator, model_validator
 
-from flowdebug.model import Tool, _Model
+from flowdebug.mcp_spec import McpServerSpec
+from flowdebug.model import Tool, ToolResult, _Model
 from flowdebug.sandbox import describe_exit, run_code
 
 DEFAULT_ERROR_TYPE = "exception"
@@ -78,13 +80,20 @@ class ToolContext:
 @dataclass(frozen=True)
 class Outcome:
     """What a handler produced: the result's text and error flag, plus the raw value (for
-    structured content) and a log (captured output, traceback) for the trace."""
+    structured content) and a log (captured output, traceback) for the trace.
+
+    A handler that gets a whole result from elsewhere (an MCP server: content blocks, images,
+    ``structuredContent``, the JSON-RPC error) gives it as ``result``; the runtime pairs it to
+    the call. ``data`` is JSON for the call's trace events (MCP: the JSON-RPC messages).
+    """
 
     content: str = ""
     is_error: bool = False
     error_type: str | None = None
     value: Any = None
     log: str = ""
+    result: ToolResult | None = None
+    data: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def success(cls, value: Any, log: str = "") -> Outcome:
@@ -283,8 +292,26 @@ class CodeHandler(_Model):
                 return Outcome.failure(f"{text}:\n{tail}" if tail else text, "crash", log)
 
 
+class McpHandler(_Model):
+    """Calls ``tool`` (its name on the server) on the MCP server ``server`` with ``tools/call``.
+
+    Tool errors (``isError``), JSON-RPC errors, timeouts and a server that dies come back as
+    error results with ``error_type`` ``tool_error``, ``protocol``, ``timeout`` and
+    ``mcp_crash``; the connection is shared per server and reopened after a crash.
+    """
+
+    kind: Literal["mcp"] = "mcp"
+    server: McpServerSpec
+    tool: str
+
+    def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
+        from flowdebug.mcp_client import run_mcp_handler
+
+        return run_mcp_handler(self, arguments, ctx)
+
+
 Handler = Annotated[
-    PythonHandler | FixedHandler | TemplateHandler | RulesHandler | CodeHandler,
+    PythonHandler | FixedHandler | TemplateHandler | RulesHandler | CodeHandler | McpHandler,
     Field(discriminator="kind"),
 ]
 HANDLER: TypeAdapter[Handler] = TypeAdapter(Handler)

@@ -75,7 +75,8 @@ class Execution(_Model):
     ``started_ms`` / ``ended_ms`` are Unix times in milliseconds. ``arguments`` is what the
     handler received (None when it did not run), ``handler`` its kind, ``fault`` the spec of
     the execution fault applied, ``steps`` a readable account for trace events, ``log`` the
-    handler's captured output or traceback.
+    handler's captured output or traceback, ``data`` what the handler adds to the call's trace
+    events (an MCP handler: ``{"mcp": {...}}`` with the JSON-RPC messages exchanged).
     """
 
     call: ToolCall
@@ -89,6 +90,7 @@ class Execution(_Model):
     fault: str | None = None
     steps: list[str] = Field(default_factory=list)
     log: str = ""
+    data: dict[str, JsonValue] = Field(default_factory=dict)
 
     @property
     def duration_ms(self) -> float:
@@ -362,6 +364,11 @@ class Runtime:
             error_type=outcome.error_type,
             structured=structured if plan.output_schema and not outcome.is_error else None,
         )
+        if outcome.result is not None:  # a whole result (MCP), paired to this call
+            paired = {"call_id": plan.call.id, "name": plan.call.name}
+            if isinstance(outcome.result.content, str):
+                paired["content"] = content
+            result = outcome.result.model_copy(update=paired)
         return Execution(
             call=plan.call,
             result=result,
@@ -374,6 +381,7 @@ class Runtime:
             fault=plan.fault,
             steps=plan.steps,
             log=outcome.log,
+            data=outcome.data,
         )
 
 

@@ -2,7 +2,9 @@
 
 The sample scenarios live in ``sample_tools/scenarios/``; any other file with the same shape
 loads by path. A scenario names sample tool sets (``toolsets``) and/or declares tools with
-declarative handlers inline (``tools``).
+declarative handlers inline (``tools``), and/or takes the tools of an MCP server (``mcp``:
+``{"stdio": [...]}`` or ``{"url": ...}``), listed with ``tools/list`` and called with
+``tools/call``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from flowdebug.errors import CodecError, UsageError
 from flowdebug.faults import Fault, parse_fault
 from flowdebug.handlers import ToolEntry, Toolset
+from flowdebug.mcp_spec import McpServerSpec
 from flowdebug.model import Conversation, Message, Text, ToolChoice
 from flowdebug.players.scripted import ScriptedPlayer, ScriptedTurn
 from flowdebug.runtime import Policy
@@ -33,6 +36,7 @@ class Scenario(BaseModel):
     system: str | None = None
     toolsets: list[str] = Field(default_factory=list)
     tools: list[ToolEntry] = Field(default_factory=list)
+    mcp: McpServerSpec | None = None
     tool_choice: ToolChoice | None = None
     user: str
     turns: list[ScriptedTurn]
@@ -44,7 +48,12 @@ class Scenario(BaseModel):
     def toolset(self) -> Toolset:
         from sample_tools import toolset
 
-        return toolset(*self.toolsets) + Toolset(entries=self.tools)
+        joined = toolset(*self.toolsets) + Toolset(entries=self.tools)
+        if self.mcp is not None:
+            from flowdebug.mcp_client import toolset_from_mcp
+
+            joined += toolset_from_mcp(self.mcp)
+        return joined
 
     def player(self) -> ScriptedPlayer:
         return ScriptedPlayer(self.turns, repeat_last=self.repeat_last)

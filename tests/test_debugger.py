@@ -83,6 +83,10 @@ EXPECTED = {
         [(C, "create_task", None), (R, "create_task", None), (C, "delete_task", None)],
     ),
     "shell": ("awaiting_approval", [(C, "run_command", None)]),
+    # The same cycle with the tools served by the sample MCP server over stdio.
+    "mcp_weather": ("finished", [
+        (C, "get_weather", None), (C, "get_weather", None),
+        (R, "get_weather", None), (R, "get_weather", "timeout"), (F, None, None)]),
 }
 PHASES = {
     "user_message": "declaration",
