@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from flowdebug import cli_mcp, protocols
+from flowdebug import cli_live, cli_mcp, protocols
 from flowdebug.errors import FlowdebugError, UsageError
 
 
@@ -195,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--protocol", default="anthropic", choices=list(protocols.PROTOCOLS))
     p.set_defaults(func=cmd_render)
     cli_mcp.add_commands(sub)
+    cli_live.add_commands(sub)
     return parser
 
 

@@ -22,11 +22,17 @@ class CodecError(FlowdebugError):
 
 
 class ProviderError(FlowdebugError):
-    """A live vendor call failed; ``body`` is the vendor's own error text."""
+    """A live vendor call failed; ``body`` is the vendor's own error text, ``hint`` what to
+    do next. ``exchange`` (a WireExchange, when the call reached the wire) shows what was
+    sent and received."""
 
-    def __init__(self, provider: str, status: int | None, body: str, hint: str = ""):
+    def __init__(
+        self, provider: str, status: int | None, body: str, hint: str = "", exchange: object = None
+    ):
         self.provider = provider
         self.status = status
         self.body = body
+        self.hint = hint
+        self.exchange = exchange
         msg = f"{provider} returned {status}: {body}" if status else f"{provider}: {body}"
         super().__init__(f"{msg} — {hint}" if hint else msg)

@@ -1,7 +1,21 @@
-"""Players: who answers as the model (scripted, manual, live vendor SDKs)."""
+"""Players: who answers as the model (scripted, manual, keyword, live vendor SDKs)."""
 
 from flowdebug.players.base import Player, PlayerTurn, WireExchange
+from flowdebug.players.keyword import KeywordPlayer, KeywordRule
+from flowdebug.players.live import LivePlayer, LiveSettings, live_player
 from flowdebug.players.manual import ManualPlayer
 from flowdebug.players.scripted import ScriptedPlayer, ScriptedTurn
 
-__all__ = ["ManualPlayer", "Player", "PlayerTurn", "ScriptedPlayer", "ScriptedTurn", "WireExchange"]
+__all__ = [
+    "KeywordPlayer",
+    "KeywordRule",
+    "LivePlayer",
+    "LiveSettings",
+    "ManualPlayer",
+    "Player",
+    "PlayerTurn",
+    "ScriptedPlayer",
+    "ScriptedTurn",
+    "WireExchange",
+    "live_player",
+]

@@ -366,7 +366,12 @@ class AnthropicCodec:
             )
             body["system"] = stashed_system if same else text
         if conv.temperature is not None:
-            body["temperature"] = conv.temperature
+            # The Messages API of anthropic 2.12 has no temperature parameter any more.
+            w.add(
+                "setting_dropped",
+                "temperature",
+                "the Messages API (anthropic 2.12) takes no temperature; it was not sent",
+            )
         if tools:
             body["tools"] = tools
         if choice is not None:
