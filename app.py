@@ -10,6 +10,7 @@ pages = [
     st.Page("pages/history.py", title="History", icon="📜"),
     st.Page("pages/protocols.py", title="Protocols", icon="🧾"),
     st.Page("pages/failures.py", title="Failures", icon="💥"),
+    st.Page("pages/compare.py", title="Compare", icon="⚖️"),
     st.Page("pages/encodings.py", title="Encodings", icon="🔀"),
 ]
 st.navigation(pages).run()

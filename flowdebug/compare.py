@@ -214,6 +214,23 @@ class ABResult:
         ]
 
 
+def example_arguments(scenario: str | None, conv: Conversation, tool_name: str) -> dict:
+    """Arguments a stand-in model can send to ``tool_name``: the first call to it in the
+    history, else in the scenario's script, else none."""
+    for m in conv.messages:
+        for c in m.tool_calls:
+            if c.name == tool_name:
+                return dict(c.arguments)
+    if scenario:
+        from flowdebug import scenarios
+
+        for turn in scenarios.load(scenario).turns:
+            for c in turn.calls:
+                if c.name == tool_name and "{{" not in json.dumps(c.arguments):
+                    return dict(c.arguments)
+    return {}
+
+
 def apply_variant(conv: Conversation, tool_name: str, variant: ToolVariant) -> Conversation:
     """``conv`` with ``tool_name`` declared as ``variant`` describes (a copy)."""
     if conv.tool(tool_name) is None:

@@ -16,6 +16,8 @@ from flowdebug import protocols, scenarios
 from flowdebug.debugger import Session
 from flowdebug.errors import FlowdebugError
 from flowdebug.jobs import Job
+from flowdebug.player_choice import KINDS, PlayerChoice, make_player
+from flowdebug.players.live import LIVE_PROTOCOLS
 
 DEFAULT_SCENARIO = "weather"
 CSS_PRESENTER = """
@@ -39,7 +41,34 @@ def set_session(value: Session) -> None:
 
 
 def load_scenario(name: str) -> None:
-    set_session(Session.from_scenario(name))
+    fresh = Session.from_scenario(name)
+    choice = st.session_state.get("fd_player_choice")
+    if choice is not None and choice.kind != "scripted":
+        fresh.player = make_player(choice, name)
+    set_session(fresh)
+
+
+def player_choice() -> PlayerChoice:
+    """What the sidebar's 'Who plays the model' says (the key stays in this session)."""
+    get = st.session_state.get
+    return PlayerChoice(
+        kind=get("player_kind", "scripted"),
+        protocol=get("live_protocol", "openai-chat"),
+        model=get("live_model") or None,
+        base_url=get("live_base_url") or None,
+        stream=bool(get("live_stream", False)),
+        api_key=get("live_key") or None,
+    )
+
+
+def _apply_player() -> None:
+    choice = player_choice()
+    try:
+        session().player = make_player(choice, session().state.scenario)
+    except FlowdebugError as e:
+        st.session_state.fd_error = str(e)
+        return
+    st.session_state.fd_player_choice = choice
 
 
 def chosen_protocols() -> list[str]:
@@ -66,6 +95,32 @@ def sidebar() -> None:
             key="protocols",
         )
         st.toggle("Presenter mode (large type)", key="presenter")
+        with st.expander("Who plays the model", expanded=False):
+            kind = st.radio(
+                "Player",
+                KINDS,
+                key="player_kind",
+                horizontal=True,
+                format_func={
+                    "scripted": "Scripted",
+                    "manual": "Manual (you)",
+                    "live": "Live model",
+                }.get,
+            )
+            if kind == "live":
+                st.selectbox("API", LIVE_PROTOCOLS, key="live_protocol", format_func=title)
+                st.text_input("Model (empty: the vendor's default)", key="live_model")
+                st.text_input(
+                    "Base URL (a local or OpenAI-compatible server)",
+                    key="live_base_url",
+                    placeholder="http://localhost:11434/v1",
+                )
+                st.text_input(
+                    "API key (kept in this browser session only)", key="live_key", type="password"
+                )
+                st.checkbox("Stream", key="live_stream")
+            st.button("Use this player", key="apply_player", on_click=_apply_player)
+            st.caption(f"Now: {getattr(session().player, 'name', '?')}")
         s = session()
         st.caption(
             f"Scenario **{s.state.scenario or 'custom'}** · step {s.state.step} · {s.state.status}"

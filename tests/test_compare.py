@@ -228,3 +228,19 @@ def test_compare_accepts_any_player_including_offline_ones():
 
     (row,) = compare(cases.WEATHER_INITIAL, [Fixed()])
     assert row.chosen == ["get_weather"] and row.valid is False
+
+
+def test_example_arguments_come_from_the_history_then_the_script():
+    from flowdebug.compare import example_arguments
+    from flowdebug.model import Conversation
+
+    assert example_arguments("weather", Conversation(), "get_weather") == {
+        "location": "Paris",
+        "unit": "c",
+    }
+    assert example_arguments(None, cases.WEATHER_CONTINUATION, "get_weather") == {
+        "location": "Paris",
+        "unit": "c",
+    }
+    assert example_arguments("tasks", Conversation(), "update_task") == {}
+    assert example_arguments(None, Conversation(), "nope") == {}

@@ -126,3 +126,38 @@ def test_app_navigation_runs_every_page():
     ]:
         app.switch_page(f"pages/{page}").run()
         assert not app.exception, page
+
+
+def test_manual_player_plays_the_turn_the_person_writes(at):
+    at.radio(key="player_kind").set_value("manual").run()
+    at.button(key="apply_player").click().run()
+    at.button(key="step").click().run()  # declaration
+    turn = (
+        '{"role": "assistant", "parts": [{"kind": "tool_call", "id": "m1", '
+        '"name": "get_weather", "arguments": {"location": "London"}}]}'
+    )
+    at.text_area(key="manual_turn").set_value(turn).run()
+    at.button(key="manual_queue").click().run()
+    at.button(key="step").click().run()
+    call = session(at).conversation.messages[-1].tool_calls[0]
+    assert (call.id, call.arguments) == ("m1", {"location": "London"})
+
+
+def test_live_player_through_the_emulator_records_the_wire_and_never_the_key(at):
+    from flowdebug.emulator import Emulator
+
+    key = "sk-flowdebug-test-SECRET-123"
+    with Emulator(scenario="weather") as emu:
+        at.radio(key="player_kind").set_value("live").run()
+        at.selectbox(key="live_protocol").set_value("anthropic").run()
+        at.text_input(key="live_base_url").set_value(emu.base_url("anthropic")).run()
+        at.text_input(key="live_key").set_value(key).run()
+        at.button(key="apply_player").click().run()
+        at.button(key="run").click().run()
+        s = session(at)
+        assert s.state.status == "finished", s.state.status_text
+        assert len(s.state.exchanges) == 2
+        assert s.state.exchanges[0]["request"]["messages"][0]["content"] == (
+            "Weather in Paris and Tokyo?"
+        )
+        assert key not in s.state.model_dump_json()

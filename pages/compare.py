@@ -1,0 +1,142 @@
+"""Compare: the same history sent to several models at once, and A/B tests of a tool's
+description — which tool each picks, with which arguments, and whether they validate."""
+
+import streamlit as st
+
+from flowdebug.compare import ToolVariant, ab_test, compare, example_arguments
+from flowdebug.emulator import Emulator
+from flowdebug.errors import FlowdebugError
+from flowdebug.player_choice import PlayerChoice, make_player
+from flowdebug.players.keyword import KeywordPlayer, KeywordRule
+from flowdebug.players.live import LIVE_PROTOCOLS
+from flowdebug.views import current_turn
+from pages import common
+
+common.sidebar()
+s = common.session()
+st.title("Compare models")
+st.caption(
+    "Send the current request to several models at once, or run one turn K times per "
+    "variant of a tool's description. Live models need a key (sidebar: *Who plays the "
+    "model*) or a base URL; the offline emulator speaks every vendor's API on this machine."
+)
+request = current_turn(s.conversation).request
+st.markdown(
+    f"**Request:** {len(request.messages)} messages, {len(request.tools)} tools "
+    f"({', '.join(t.name for t in request.tools) or 'none'})"
+)
+
+
+def _emulator(kind: str, keyword: str = "", tool: str = "") -> Emulator:
+    """This browser session's local emulator of the given kind (started once)."""
+    emulators = st.session_state.setdefault("fd_emulators", {})
+    key = (kind, keyword, tool)
+    if key not in emulators:
+        if kind == "keyword":
+            args = example_arguments(s.state.scenario, s.conversation, tool)
+            player = KeywordPlayer([KeywordRule(tool=tool, word=keyword, arguments=args)])
+            emulators[key] = Emulator(player).start()
+        else:
+            emulators[key] = Emulator(scenario=s.state.scenario or "weather").start()
+    return emulators[key]
+
+
+# -- players -----------------------------------------------------------------------------------
+st.subheader("Players")
+count = int(st.number_input("How many players", 1, 6, 2, key="cmp_count"))
+offline = st.toggle(
+    "Answer from the offline emulator (no key, no network)", value=True, key="cmp_offline"
+)
+choices = []
+defaults = list(LIVE_PROTOCOLS)
+for i in range(count):
+    c = st.columns([2, 2, 3])
+    protocol = c[0].selectbox(
+        "API",
+        LIVE_PROTOCOLS,
+        index=i % len(defaults),
+        key=f"cmp_protocol_{i}",
+        format_func=common.title,
+    )
+    model = c[1].text_input("Model", key=f"cmp_model_{i}", placeholder="vendor default")
+    base_url = c[2].text_input(
+        "Base URL",
+        key=f"cmp_url_{i}",
+        disabled=offline,
+        placeholder="vendor API, or a local server",
+    )
+    choices.append(
+        PlayerChoice(
+            kind="live",
+            protocol=protocol,
+            model=model or None,
+            base_url=base_url or None,
+            api_key=st.session_state.get("live_key") or None,
+        )
+    )
+
+
+def _players(emulator: Emulator | None):
+    players = []
+    for ch in choices:
+        if emulator is not None:
+            ch = PlayerChoice(
+                kind="live",
+                protocol=ch.protocol,
+                model=ch.model,
+                base_url=emulator.base_url(ch.protocol),
+            )
+        players.append(make_player(ch, s.state.scenario))
+    return players
+
+
+if st.button("Compare", key="cmp_run", type="primary"):
+    try:
+        emu = _emulator("scenario") if offline else None
+        with st.spinner("Asking every model…"):
+            st.session_state.fd_compare = [r.summary() for r in compare(request, _players(emu))]
+    except FlowdebugError as e:
+        st.error(str(e))
+if st.session_state.get("fd_compare"):
+    st.dataframe(st.session_state.fd_compare, width="stretch", hide_index=True)
+
+# -- A/B -----------------------------------------------------------------------------------------
+st.subheader("A/B test a tool description")
+names = [t.name for t in request.tools]
+if not names:
+    st.info("This session declares no tools.")
+    st.stop()
+tool = st.selectbox("Tool", names, key="ab_tool")
+current = request.tool(tool).description or ""
+n_variants = int(st.number_input("Variants", 2, 5, 2, key="ab_count"))
+variants = []
+for i in range(n_variants):
+    text = st.text_area(
+        f"Variant {chr(65 + i)} description",
+        value=current if i == 0 else "Look something up.",
+        key=f"ab_desc_{i}",
+        height=80,
+    )
+    variants.append(ToolVariant(label=chr(65 + i), description=text))
+runs = int(st.number_input("Runs per variant (K)", 1, 50, 5, key="ab_runs"))
+which = st.selectbox(
+    "Player", range(len(choices)), key="ab_player", format_func=lambda i: choices[i].label()
+)
+keyword = ""
+if offline:
+    keyword = st.text_input(
+        "Offline emulator: the model calls the tool only when its description contains",
+        value="weather",
+        key="ab_keyword",
+    )
+if st.button("Run the A/B test", key="ab_run", type="primary"):
+    try:
+        emu = _emulator("keyword", keyword, tool) if offline else None
+        player = _players(emu)[which]
+        with st.spinner(f"{runs} runs × {n_variants} variants…"):
+            result = ab_test(request, tool, variants, lambda: player, runs=runs)
+        st.session_state.fd_ab = result.table()
+    except FlowdebugError as e:
+        st.error(str(e))
+if st.session_state.get("fd_ab"):
+    st.dataframe(st.session_state.fd_ab, width="stretch", hide_index=True)

@@ -1,0 +1,61 @@
+"""AppTest: Compare and A/B against the offline emulator, tallies asserted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+PAGE = Path(__file__).resolve().parents[2] / "pages" / "compare.py"
+
+
+@pytest.fixture
+def at() -> AppTest:
+    app = AppTest.from_file(str(PAGE), default_timeout=90)
+    app.run()
+    assert not app.exception
+    yield app
+    for emu in (
+        app.session_state["fd_emulators"].values() if "fd_emulators" in app.session_state else []
+    ):
+        emu.stop()
+
+
+def test_compare_sends_the_request_to_every_player_and_checks_the_calls(at):
+    at.number_input(key="cmp_count").set_value(3).run()
+    at.button(key="cmp_run").click().run()
+    assert not at.exception
+    rows = at.session_state.fd_compare
+    assert [r["player"].split(":")[0] for r in rows] == [
+        "anthropic",
+        "openai-chat",
+        "openai-responses",
+    ]
+    for row in rows:
+        assert row["chosen"] == "get_weather, get_weather"
+        assert row["valid"] is True
+        assert '"location": "Paris"' in row["arguments"]
+    assert at.dataframe[0].value.shape[0] == 3
+
+
+def test_ab_test_tallies_each_description_variant(at):
+    at.number_input(key="ab_runs").set_value(4).run()
+    at.text_input(key="ab_keyword").set_value("weather").run()
+    at.button(key="ab_run").click().run()
+    assert not at.exception
+    table = {row["variant"]: row for row in at.session_state.fd_ab}
+    assert table["A"]["runs"] == 4 and table["A"]["get_weather"] == 4
+    assert table["A"]["valid calls"] == 4 and table["A"]["errors"] == 0
+    assert table["B"]["runs"] == 4 and table["B"]["(text)"] == 4
+    assert table["B"].get("get_weather", 0) == 0
+
+
+def test_compare_with_a_live_player_and_no_key_reports_the_error_per_row(at, monkeypatch):
+    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    at.toggle(key="cmp_offline").set_value(False).run()
+    at.button(key="cmp_run").click().run()
+    assert not at.exception
+    rows = at.session_state.fd_compare
+    assert all("no API key" in (r["error"] or "") for r in rows)
