@@ -27,6 +27,7 @@ from flowdebug.lint_protocol import check_conversation, check_response
 from flowdebug.lint_tools import check_tools
 from flowdebug.model import Conversation, Tool
 from flowdebug.protocols.base import NAME_RULES
+from flowdebug.tools_io import tool_envelope
 
 __all__ = [
     "PROTOCOLS",
@@ -78,8 +79,8 @@ def lint_payload(payload: Any, protocol: str | None = None) -> list[Finding]:
     rules only. Input that no codec recognises raises CodecError.
     """
     chosen = _select(protocol)
-    envelope = _tool_envelope(payload)
-    decoded = decode(envelope[1], envelope[0]) if envelope else decode(payload)
+    envelope = tool_envelope(payload)
+    decoded = decode(envelope.request, envelope.protocol) if envelope else decode(payload)
     if decoded.response is not None:
         return check_response(decoded.response, chosen)
     conv = decoded.as_conversation()
@@ -89,44 +90,6 @@ def lint_payload(payload: Any, protocol: str | None = None) -> list[Finding]:
     if decoded.kind == "transcript":  # a lone tools/call or result is not a history
         findings += check_conversation(conv, ("mcp",) if "mcp" in chosen else ())
     return findings
-
-
-def _tool_envelope(payload: Any) -> tuple[str, dict[str, Any]] | None:
-    """Bare tool declarations (one, or a list) in some vendor's spelling, wrapped in the
-    smallest request of that vendor, so that its codec reads them."""
-    tools = payload if isinstance(payload, list) else [payload]
-    if not tools or not all(isinstance(t, dict) for t in tools):
-        return None
-    shapes = {_tool_shape(t) for t in tools}
-    if len(shapes) != 1 or None in shapes:
-        return None
-    match shapes.pop():
-        case "anthropic":
-            return "anthropic", {"model": "-", "max_tokens": 1, "messages": [], "tools": tools}
-        case "openai-chat":
-            return "openai-chat", {"model": "-", "messages": [], "tools": tools}
-        case "openai-responses":
-            return "openai-responses", {"model": "-", "input": [], "tools": tools}
-        case "gemini-tool":
-            return "gemini", {"contents": [], "tools": tools}
-        case "gemini":
-            return "gemini", {"contents": [], "tools": [{"functionDeclarations": tools}]}
-        case _:
-            return "mcp", {"tools": tools}
-
-
-def _tool_shape(tool: dict[str, Any]) -> str | None:
-    if "input_schema" in tool:
-        return "anthropic"
-    if tool.get("type") == "function":
-        return "openai-chat" if "function" in tool else "openai-responses"
-    if "functionDeclarations" in tool:
-        return "gemini-tool"
-    if "name" in tool and ("parametersJsonSchema" in tool or "parameters" in tool):
-        return "gemini"  # a FunctionDeclaration
-    if "name" in tool and "inputSchema" in tool:
-        return "mcp"
-    return None
 
 
 def format_finding(f: Finding) -> str:

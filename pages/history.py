@@ -1,0 +1,246 @@
+"""History: every message and its parts as JSON — edit, delete, insert, fork — with the
+call/result pairing checked and the protocol linter's findings."""
+
+import pandas as pd
+import streamlit as st
+
+from flowdebug.errors import FlowdebugError
+from flowdebug.history_io import (
+    ROLES,
+    add_fork,
+    message_from_form,
+    message_json,
+    pair_problems,
+    pair_rows,
+    part_json,
+    part_summary,
+    register,
+    revision,
+)
+from flowdebug.lint import lint_conversation
+from flowdebug.tools_io import finding_rows
+from flowdebug.views import pairing
+from pages import common
+
+PAGE = 25  # messages shown at once: a long history stays quick
+ROLE_ICONS = {"user": "🧑", "assistant": "🤖", "tool": "🛠️", "system": "⚙️"}
+LEVEL_ICONS = {"error": "⛔", "warning": "⚠️", "info": "ℹ️"}
+EDITOR_PREFIXES = ("part_", "msg_", "ins_body_", "ins_role_")
+PROBLEM_STYLE = "background-color: #fde2e2; color: #7f1d1d; font-weight: 600"
+
+common.sidebar()
+
+
+def _edit(action, done: str, where: str = "") -> None:
+    """Run one Session edit; a refused edit shows its reason (beside the editor ``where``,
+    when given) and changes nothing."""
+    try:
+        action(common.session())
+    except FlowdebugError as e:
+        st.session_state.history_error = (where, f"Nothing changed — {e}")
+        return
+    st.session_state.history_notice = done
+
+
+def _save_part(i: int, j: int) -> None:
+    text = st.session_state[f"part_{i}_{j}"]
+    _edit(lambda s: s.edit_part(i, j, text), f"Saved messages[{i}].parts[{j}].", f"part_{i}_{j}")
+
+
+def _save_message(i: int) -> None:
+    text = st.session_state[f"msg_{i}"]
+    _edit(lambda s: s.edit_message(i, text), f"Saved messages[{i}].", f"msg_{i}")
+
+
+def _delete(i: int) -> None:
+    _edit(lambda s: s.delete_message(i), f"Deleted messages[{i}].")
+
+
+def _insert(i: int) -> None:
+    role, body = st.session_state[f"ins_role_{i}"], st.session_state[f"ins_body_{i}"]
+    _edit(
+        lambda s: s.insert_message(i + 1, message_from_form(role, body)),
+        f"Inserted messages[{i + 1}].",
+        f"ins_body_{i}",
+    )
+
+
+def _fork(i: int) -> None:
+    branches = st.session_state.setdefault("fd_branches", {})
+    name, fork = add_fork(branches, common.session(), i)
+    common.set_session(fork)
+    st.session_state.branch = name
+    st.session_state.history_notice = f"Forked after message {i}: now on branch “{name}”."
+
+
+def _switch() -> None:
+    common.set_session(st.session_state.fd_branches[st.session_state.branch])
+
+
+def _undo() -> None:
+    _edit(lambda s: s.undo(), "Undone.")
+
+
+def _show_refusal(key: str) -> None:
+    """The reason an edit was refused, right under the editor it came from."""
+    if refused and refused[0] == key:
+        st.error(refused[1], icon="⛔")
+        shown.add(key)
+
+
+def _highlight(column: str, values: set[str]):
+    def style(row: pd.Series) -> list[str]:
+        return [PROBLEM_STYLE if row[column] in values else "" for _ in row]
+
+    return style
+
+
+# -- header and branches ------------------------------------------------------------------------
+s = common.session()
+conv = s.conversation
+head = st.columns([5, 1])
+head[0].title("History")
+head[1].button(
+    "Undo",
+    key="history_undo",
+    on_click=_undo,
+    width="stretch",
+    help="Take back the last edit or step",
+)
+branches = st.session_state.get("fd_branches")
+if branches:
+    current = register(branches, s)
+    if len(branches) > 1:
+        if st.session_state.get("branch") != current:
+            st.session_state.branch = current
+        st.selectbox(
+            "Branch",
+            list(branches),
+            key="branch",
+            on_change=_switch,
+            help="Forks made here; each keeps its own history and undo",
+        )
+st.caption(
+    f"{len(conv.messages)} messages · step {s.state.step} · {s.state.status_text}. "
+    "Edit a part as JSON and press Save; an invalid edit is refused with its reason."
+)
+common.show_error()
+refused = st.session_state.pop("history_error", None)  # (editor key, reason)
+top_error = st.empty()  # the reason goes here unless its editor is shown below
+shown: set[str] = set()
+if notice := st.session_state.pop("history_notice", None):
+    st.success(notice, icon="✅")
+
+# Editors showing an older history (after an edit, an undo, a branch switch) are refilled;
+# otherwise what the person typed stays, so a refused edit can be corrected.
+rev = revision(s)
+if st.session_state.get("history_rev") != rev:
+    for key in [k for k in st.session_state if str(k).startswith(EDITOR_PREFIXES)]:
+        del st.session_state[key]
+    st.session_state.history_rev = rev
+
+# -- pairing and lint ---------------------------------------------------------------------------
+pairs = pairing(conv)
+st.subheader("Calls and results")
+problems = pair_problems(pairs)
+if not pairs:
+    st.write("No tool calls yet.")
+else:
+    rows = [{k: "—" if v is None else str(v) for k, v in r.items()} for r in pair_rows(pairs)]
+    table = pd.DataFrame(rows)
+    bad = {p.problem for p in pairs if p.problem}
+    st.table(table.style.apply(_highlight("problem", bad), axis=1), hide_index=True)
+for line in problems:
+    st.error(line, icon="🔗")
+if pairs and not problems:
+    st.write("✅ Every call has exactly one result, in the next message.")
+st.subheader("Protocol linter")
+chosen = common.chosen_protocols()
+findings = finding_rows(lint_conversation(conv, chosen))
+if findings:
+    table = pd.DataFrame(
+        [
+            {
+                "level": f"{LEVEL_ICONS[r['level']]} {r['level']}",
+                **{k: r[k] for k in ("protocol", "path", "message")},
+            }
+            for r in findings
+        ]
+    )
+    st.table(table.style.apply(_highlight("level", {"⛔ error"}), axis=1), hide_index=True)
+else:
+    names = ", ".join(common.title(p) for p in chosen) or "no protocol chosen"
+    st.write(f"✅ No findings for {names}.")
+
+# -- the messages -------------------------------------------------------------------------------
+st.header("Messages")
+n = len(conv.messages)
+start = 0
+if n > PAGE:
+    if st.session_state.get("hist_from", n) > n - 1:
+        st.session_state.hist_from = n - PAGE  # the latest messages first
+    label = f"First message shown ({PAGE} at a time)"
+    start = int(st.number_input(label, 0, n - 1, step=PAGE, key="hist_from"))
+if not conv.messages:
+    st.info("The history is empty: insert a first message.")
+    st.selectbox("Role", ROLES, key="ins_role_-1")
+    st.text_area("Text, or parts as JSON", key="ins_body_-1")
+    st.button("Insert", key="insert_-1", on_click=_insert, args=(-1,))
+    _show_refusal("ins_body_-1")
+
+for i in range(start, min(n, start + PAGE)):
+    m = conv.messages[i]
+    with st.container(border=True):
+        top = st.columns([6, 1.4, 1])
+        top[0].markdown(f"### {ROLE_ICONS.get(m.role, '')} {i} · {m.role}")
+        top[1].button(
+            "Fork from here",
+            key=f"fork_{i}",
+            on_click=_fork,
+            args=(i,),
+            width="stretch",
+            help="A new branch whose history ends at this message",
+        )
+        top[2].button("Delete", key=f"delete_{i}", on_click=_delete, args=(i,), width="stretch")
+        for j, part in enumerate(m.parts):
+            text = part_json(part)
+            cols = st.columns([8, 1], vertical_alignment="bottom")
+            cols[0].text_area(
+                f"messages[{i}].parts[{j}] · **{part.kind}** — {part_summary(part)}",
+                text,
+                key=f"part_{i}_{j}",
+                height=min(max(100, 26 * (text.count("\n") + 2)), 340),
+            )
+            cols[1].button(
+                "Save", key=f"save_part_{i}_{j}", on_click=_save_part, args=(i, j), width="stretch"
+            )
+            _show_refusal(f"part_{i}_{j}")
+        opened = bool(refused) and refused[0] in (f"msg_{i}", f"ins_body_{i}")
+        with st.expander("Edit the whole message · insert a message after it", expanded=opened):
+            whole, insert = st.columns(2, gap="large")
+            with whole:
+                whole_text = message_json(m)
+                st.text_area(
+                    "Message (JSON)",
+                    whole_text,
+                    key=f"msg_{i}",
+                    height=min(max(120, 24 * (whole_text.count("\n") + 2)), 400),
+                )
+                st.button("Save message", key=f"save_msg_{i}", on_click=_save_message, args=(i,))
+                _show_refusal(f"msg_{i}")
+            with insert:
+                st.selectbox("Role of the new message", ROLES, key=f"ins_role_{i}")
+                st.text_area(
+                    "Text (user, assistant, system) or parts as JSON",
+                    key=f"ins_body_{i}",
+                    height=120,
+                    placeholder='Thanks! Now London?   or   [{"kind": "tool_result", '
+                    '"call_id": "…", "content": "…"}]',
+                )
+                st.button(
+                    f"Insert after message {i}", key=f"insert_{i}", on_click=_insert, args=(i,)
+                )
+                _show_refusal(f"ins_body_{i}")
+
+if refused and refused[0] not in shown:
+    top_error.error(refused[1], icon="⛔")
