@@ -16,7 +16,7 @@ $(BIN)/.installed: pyproject.toml
 
 run: $(BIN)/.installed
 	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true \
-		--browser.gatherUsageStats false
+		--browser.gatherUsageStats false --server.fileWatcherType none
 
 test: $(BIN)/.installed
 	sh scripts/system-deps.sh

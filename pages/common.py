@@ -86,6 +86,8 @@ def title(name: str) -> str:
 
 def sidebar() -> None:
     """Controls every page shares: which protocols to show, presenter mode."""
+    # Again here, for a page opened by its own URL before app.py has ever run.
+    st.set_page_config(page_title="flowdebug", page_icon="🔁", layout="wide")
     with st.sidebar:
         st.multiselect(
             "Protocols shown",

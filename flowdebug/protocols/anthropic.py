@@ -95,6 +95,15 @@ def _encode_messages(
                 # blocks first (text only after them).
                 results = [b for b in blocks if b["type"] == "tool_result"]
                 others = [b for b in blocks if b["type"] != "tool_result"]
+                if i and messages[i - 1].role == "user" and out and out[-1]["role"] == "user":
+                    # Text before the results: the API merges consecutive user turns, so
+                    # send the one turn it would see, in this order (the linter flags it).
+                    before = out[-1]["content"]
+                    if isinstance(before, str):
+                        before = [{"type": "text", "text": before}]
+                    out[-1]["content"] = before + results + others
+                    open_results = out[-1]
+                    continue
                 open_results = {"role": "user", "content": results + others}
                 out.append(open_results)
                 continue
@@ -306,7 +315,8 @@ def _looks_like_request(p: dict[str, Any]) -> bool:
     messages = p.get("messages")
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         return False
-    tools = [t for t in p.get("tools") or [] if isinstance(t, dict)]
+    tools = p.get("tools")
+    tools = [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
     blocks = [
         b
         for m in messages

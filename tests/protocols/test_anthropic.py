@@ -893,3 +893,18 @@ def test_decode_stream_rejects_malformed_events_with_a_path():
         with pytest.raises(CodecError) as err:
             CODEC.decode_stream(bad)
         assert err.value.path == path, bad
+
+
+def test_encode_text_before_results_as_the_one_user_turn_the_api_would_see():
+    text_first = Message(role="user", parts=[Text(text="Here you go:")])
+    conv = cases.WEATHER_CONTINUATION.model_copy(
+        update={
+            "messages": [cases.WEATHER_USER, cases.WEATHER_CALLS, text_first, cases.WEATHER_RESULTS]
+        }
+    )
+    body = CODEC.encode_request(conv).value
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
+    content = body["messages"][2]["content"]
+    assert [b["type"] for b in content] == ["text", "tool_result", "tool_result"]
+    back = CODEC.decode_request(body).value
+    assert [m.role for m in back.messages] == ["user", "assistant", "user", "tool"]

@@ -1,0 +1,495 @@
+"""The Protocols page's content, computed without Streamlit: the payloads of the current step
+in one protocol, what changed since the previous step, the conversion warnings, the linter's
+verdict, and what a live player really put on the wire.
+
+Long histories stay fast: only the current turn is encoded (never every turn), and every
+encoding, lint and diff is cached per (protocol, conversation fingerprint), so a step computes
+only the new state's payloads — the previous state's are the ones shown one step ago.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import re
+import weakref
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal
+
+from flowdebug import protocols
+from flowdebug.debugger import Session, SessionState
+from flowdebug.lint import lint_conversation
+from flowdebug.lint_finding import Finding
+from flowdebug.model import Conversation, Message, ModelResponse
+from flowdebug.protocols.base import ConversionWarning
+
+Kind = Literal["request", "response", "stream"]
+KINDS: tuple[Kind, ...] = ("request", "response", "stream")
+Status = Literal["unchanged", "changed", "new", "gone", "first"]
+VerdictName = Literal["accepted", "warnings", "rejected"]
+VERDICT_ICONS: dict[str, str] = {"accepted": "✅", "warnings": "⚠️", "rejected": "⛔"}
+VERDICT_COLORS: dict[str, str] = {"accepted": "green", "warnings": "orange", "rejected": "red"}
+LEVEL_ICONS: dict[str, str] = {"error": "⛔", "warning": "⚠️", "info": "ℹ️"}
+MAX_PATHS = 12  # changed paths listed per payload; the diff has the rest
+
+
+@dataclass(frozen=True)
+class PayloadView:
+    """One payload of the current step: its JSON, its display text and what it lost."""
+
+    label: str  # "request 2"
+    kind: Kind
+    value: Any
+    text: str  # requests and responses: pretty JSON; streams: one `data:` line per event
+    warnings: tuple[ConversionWarning, ...] = ()
+
+
+@dataclass(frozen=True)
+class Change:
+    """How one payload differs from the same payload one step earlier."""
+
+    status: Status
+    diff: str = ""  # a unified diff of the two texts ('' when unchanged or new)
+    paths: tuple[str, ...] = ()  # "$.messages[3] added", at most MAX_PATHS, then "… N more"
+    before: str | None = None  # the previous payload's label
+
+
+@dataclass(frozen=True)
+class Wire:
+    """A live player's real exchange for this turn, beside the codec's own encoding."""
+
+    step: int
+    request: Any
+    response: Any
+    stream: list[Any] | None
+    status: int | None
+    url: str | None
+    differences: tuple[str, ...]  # what the SDK changed in the codec's body, one line each
+    diff: str  # the codec's request (as shown) against the request on the wire
+
+
+@dataclass(frozen=True)
+class StepView:
+    """Everything the Protocols page shows for one protocol at the current step."""
+
+    protocol: str
+    title: str
+    turn: int
+    pending: bool  # the request is not answered yet (no response in this step)
+    payloads: dict[str, PayloadView]
+    diffs: dict[str, Change]
+    warnings: tuple[ConversionWarning, ...]
+    verdict: VerdictName
+    findings: tuple[Finding, ...]
+    wire: Wire | None = None
+    counts: dict[str, int] = field(default_factory=dict)  # findings per level
+
+    @property
+    def icon(self) -> str:
+        return VERDICT_ICONS[self.verdict]
+
+
+def verdict_badge(name: str) -> str:
+    """Markdown for a verdict: colored, so it reads even where emoji do not render."""
+    return f":{VERDICT_COLORS[name]}[{VERDICT_ICONS[name]} **{name}**]"
+
+
+# -- fingerprints and caching --------------------------------------------------------------
+
+_FINGERPRINTS: dict[int, tuple[weakref.ref[Conversation], str]] = {}
+
+
+def fingerprint(conv: Conversation) -> str:
+    """A hash of the conversation's JSON, memoised per object (conversations are frozen and
+    snapshots share them, so each is dumped once)."""
+    key = id(conv)
+    known = _FINGERPRINTS.get(key)
+    if known is not None and known[0]() is conv:
+        return known[1]
+    digest = hashlib.sha1(conv.model_dump_json().encode()).hexdigest()
+    _FINGERPRINTS[key] = (weakref.ref(conv, lambda _r, k=key: _FINGERPRINTS.pop(k, None)), digest)
+    return digest
+
+
+class _Keyed:
+    """A conversation that hashes and compares by its fingerprint (an lru_cache key)."""
+
+    __slots__ = ("conv", "fp")
+
+    def __init__(self, conv: Conversation):
+        self.conv = conv
+        self.fp = fingerprint(conv)
+
+    def __hash__(self) -> int:
+        return hash(self.fp)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Keyed) and other.fp == self.fp
+
+
+def current_turn(conv: Conversation) -> tuple[int, Conversation, ModelResponse | None]:
+    """(turn number, request history, response or None): the last model turn when the
+    history ends with the model, else the request about to be sent. Only this one turn is
+    sliced out, whatever the history's length."""
+    messages = conv.messages
+    n_turns = sum(1 for m in messages if m.role == "assistant")
+    if messages and messages[-1].role == "assistant":
+        last: Message = messages[-1]
+        stop = "tool_use" if last.tool_calls else "end_turn"
+        request = conv.model_copy(update={"messages": messages[:-1]})
+        # The message is validated already; constructing skips re-validating it (and keeps
+        # working when a dev server has reloaded flowdebug.model under a live session).
+        return n_turns, request, ModelResponse.model_construct(message=last, stop_reason=stop)
+    return n_turns + 1, conv, None
+
+
+# Two states (this step and the previous) per protocol and browser session; a 1,000-message
+# request is ~300 KB of text, so the caches stay small.
+@lru_cache(maxsize=48)
+def _payloads(protocol: str, key: _Keyed) -> tuple[int, bool, tuple[PayloadView, ...]]:
+    codec = protocols.get(protocol)
+    number, request, response = current_turn(key.conv)
+    req = codec.encode_request(request)
+    out = [
+        PayloadView(
+            f"request {number}", "request", req.value, pretty(req.value), tuple(req.warnings)
+        )
+    ]
+    if response is not None:
+        resp = codec.encode_response(response)
+        out.append(
+            PayloadView(
+                f"response {number}",
+                "response",
+                resp.value,
+                pretty(resp.value),
+                tuple(resp.warnings),
+            )
+        )
+        events = codec.encode_stream(response)
+        out.append(
+            PayloadView(
+                f"stream {number}",
+                "stream",
+                events.value,
+                sse_text(events.value),
+                tuple(events.warnings),
+            )
+        )
+    return number, response is None, tuple(out)
+
+
+@lru_cache(maxsize=48)
+def _findings(protocol: str, key: _Keyed) -> tuple[Finding, ...]:
+    return tuple(lint_conversation(key.conv, protocol))
+
+
+@lru_cache(maxsize=48)
+def _changes(protocol: str, before: _Keyed | None, after: _Keyed) -> dict[str, Change]:
+    _, _, now = _payloads(protocol, after)
+    if before is None:
+        return {p.kind: Change("first") for p in now}
+    if before == after:
+        return {p.kind: Change("unchanged", before=p.label) for p in now}
+    _, _, then = _payloads(protocol, before)
+    old = {p.kind: p for p in then}
+    out: dict[str, Change] = {}
+    for p in now:
+        prev = old.get(p.kind)
+        if prev is None:
+            out[p.kind] = Change("new")
+        elif prev.text == p.text:
+            out[p.kind] = Change("unchanged", before=prev.label)
+        else:
+            diff = text_diff(
+                prev.text, p.text, f"{prev.label} (previous step)", f"{p.label} (this step)"
+            )
+            out[p.kind] = Change(
+                "changed", diff, tuple(changed_paths(prev.value, p.value)), prev.label
+            )
+    for kind, prev in old.items():
+        if kind not in out:
+            out[kind] = Change("gone", before=prev.label)
+    return out
+
+
+def clear_cache() -> None:
+    """Forget every cached encoding, lint and diff (tests, benchmarks)."""
+    for f in (_payloads, _findings, _changes):
+        f.cache_clear()
+
+
+# -- the view ---------------------------------------------------------------------------------
+
+
+def step_view(
+    session_or_state: Session | SessionState,
+    protocol: str,
+    previous_state: SessionState | None = None,
+) -> StepView:
+    """The current step in ``protocol``: payloads, changes since ``previous_state`` (usually
+    ``views.previous_state(session)``), conversion warnings, lint verdict and the wire."""
+    state = session_or_state.state if isinstance(session_or_state, Session) else session_or_state
+    key = _Keyed(state.conversation)
+    number, pending, shown = _payloads(protocol, key)
+    before = _Keyed(previous_state.conversation) if previous_state is not None else None
+    findings = _findings(protocol, key)
+    counts = {lvl: sum(f.level == lvl for f in findings) for lvl in ("error", "warning", "info")}
+    seen: dict[tuple[str, str, str], ConversionWarning] = {}
+    for p in shown:
+        for w in p.warnings:
+            seen.setdefault((w.code, w.path, w.message), w)
+    payloads = {p.kind: p for p in shown}
+    return StepView(
+        protocol=protocol,
+        title=protocols.get(protocol).title,
+        turn=number,
+        pending=pending,
+        payloads=payloads,
+        diffs=_changes(protocol, before, key),
+        warnings=tuple(seen.values()),
+        verdict=verdict(findings),
+        findings=findings,
+        wire=None if pending else wire_for(state, protocol, payloads["request"]),
+        counts=counts,
+    )
+
+
+def step_views(session: Session, names: list[str]) -> dict[str, StepView]:
+    """``step_view`` for each protocol named, against the session's previous state."""
+    previous = session.undo_stack[-1] if session.undo_stack else None
+    return {n: step_view(session, n, previous) for n in names}
+
+
+def verdict(findings: tuple[Finding, ...] | list[Finding]) -> VerdictName:
+    """rejected: the vendor refuses the history; warnings: it goes through with something
+    worth fixing; accepted: nothing, or only information."""
+    levels = {f.level for f in findings}
+    if "error" in levels:
+        return "rejected"
+    if "warning" in levels:
+        return "warnings"
+    return "accepted"
+
+
+# -- the wire ------------------------------------------------------------------------------------
+
+
+def wire_for(state: SessionState, protocol: str, codec_request: PayloadView) -> Wire | None:
+    """The live exchange that produced the history's last model turn, when a live player of
+    ``protocol`` made it (``state.exchanges`` holds one dict per live call, with its step)."""
+    if not state.exchanges or not state.conversation.messages:
+        return None
+    if state.conversation.messages[-1].role != "assistant":
+        return None
+    steps = [e.step for e in state.events if e.phase == "request"]
+    step = steps[-1] if steps else state.step
+    found = next(
+        (
+            x
+            for x in reversed(state.exchanges)
+            if x.get("protocol") == protocol and x.get("step") == step
+        ),
+        None,
+    )
+    if found is None:
+        return None
+    request = found.get("request")
+    stream = found.get("stream_events")
+    return Wire(
+        step=step,
+        request=request,
+        response=found.get("response"),
+        stream=stream if isinstance(stream, list) else None,
+        status=found.get("status") if isinstance(found.get("status"), int) else None,
+        url=found.get("url") if isinstance(found.get("url"), str) else None,
+        differences=tuple(_difference_line(d) for d in found.get("differences") or []),
+        diff=text_diff(codec_request.text, pretty(request), "codec encoding", "on the wire"),
+    )
+
+
+def _difference_line(d: Any) -> str:
+    """A captured difference, stored as its text or as the Difference's fields."""
+    if isinstance(d, dict):
+        tag = f"expected ({d.get('reason')})" if d.get("expected") else "DIFFERENT"
+        return (
+            f"{tag} {d.get('path')}: {d.get('change')} codec={d.get('codec')!r} "
+            f"wire={d.get('wire')!r}"
+        )
+    return str(d)
+
+
+# -- text helpers ----------------------------------------------------------------------------
+
+
+_PRETTY_ITEMS: dict[str, str] = {}
+_LONG = 16  # lists longer than this are pretty-printed item by item, through the cache
+
+
+def pretty(value: Any) -> str:
+    """``json.dumps(value, indent=2, ensure_ascii=False)``, fast for long histories.
+
+    json's indenting encoder is pure Python; a 1,000-message request takes ~25 ms. The items
+    of long lists (messages, contents, input items, a transcript) are cached by their compact
+    JSON (C-encoded), so a step pretty-prints only the messages it added.
+    """
+    if isinstance(value, list) and len(value) > _LONG:
+        return _pretty_list(value, "")
+    if isinstance(value, dict) and any(
+        isinstance(v, list) and len(v) > _LONG for v in value.values()
+    ):
+        lines = [
+            f"  {json.dumps(k, ensure_ascii=False)}: "
+            + (
+                _pretty_list(v, "  ")
+                if isinstance(v, list) and len(v) > _LONG
+                else _indent(json.dumps(v, indent=2, ensure_ascii=False), "  ")
+            )
+            for k, v in value.items()
+        ]
+        return "{\n" + ",\n".join(lines) + "\n}"
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def _pretty_list(items: list[Any], pad: str) -> str:
+    inner = pad + "  "
+    return "[\n" + ",\n".join(inner + _indent(_pretty_item(i), inner) for i in items) + f"\n{pad}]"
+
+
+def _pretty_item(item: Any) -> str:
+    key = json.dumps(item, ensure_ascii=False)
+    text = _PRETTY_ITEMS.get(key)
+    if text is None:
+        if len(_PRETTY_ITEMS) > 20_000:
+            _PRETTY_ITEMS.clear()
+        text = _PRETTY_ITEMS[key] = json.dumps(item, indent=2, ensure_ascii=False)
+    return text
+
+
+def _indent(text: str, pad: str) -> str:
+    return text.replace("\n", "\n" + pad) if pad else text
+
+
+def sse_text(events: Any) -> str:
+    """A stream as the SSE ``data:`` lines a client reads: one line per event, a blank line
+    between events (as on the wire)."""
+    if not isinstance(events, list):
+        return pretty(events)
+    return "\n\n".join(f"data: {json.dumps(e, ensure_ascii=False)}" for e in events)
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+
+
+def text_diff(before: str, after: str, a_label: str, b_label: str, context: int = 2) -> str:
+    """A unified diff of two texts ('' when equal).
+
+    The common head and tail are cut before difflib runs (its matcher is slow on long
+    near-identical inputs, e.g. a 1,000-message request that gained two messages: the head is
+    found by comparing string slices in C); hunk line numbers are shifted back so they still
+    point into the whole texts.
+    """
+    if before == after:
+        return ""
+    a, b = before, after
+    shortest = min(len(a), len(b))
+    head = a.rfind("\n", 0, _common_prefix(a, b)) + 1  # a line start in both texts
+    tail = _common_prefix(a[head:][::-1], b[head:][::-1]) if shortest > head else 0
+    # the common tail, from the first line start inside it (shared by both texts)
+    nl = a.find("\n", len(a) - tail) if tail else -1
+    a_tail = len(a) if nl < 0 else nl + 1
+    b_tail = len(b) - (len(a) - a_tail)
+    start = _back(a, head, context)
+    a_end = _forward(a, a_tail, context)
+    b_end = b_tail + (a_end - a_tail)
+    offset = a.count("\n", 0, start)
+    lines = difflib.unified_diff(
+        a[start:a_end].splitlines(),
+        b[start:b_end].splitlines(),
+        a_label,
+        b_label,
+        lineterm="",
+        n=context,
+    )
+    return "\n".join(_shift(line, offset) for line in lines)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _back(text: str, pos: int, lines: int) -> int:
+    """The start of the line ``lines`` lines before the line starting at ``pos``."""
+    for _ in range(lines):
+        if pos <= 0:
+            break
+        pos = text.rfind("\n", 0, pos - 1) + 1
+    return pos
+
+
+def _forward(text: str, pos: int, lines: int) -> int:
+    """The position ``lines`` whole lines after the line start ``pos``."""
+    for _ in range(lines):
+        if pos >= len(text):
+            break
+        nl = text.find("\n", pos)
+        pos = len(text) if nl < 0 else nl + 1
+    return pos
+
+
+def _shift(line: str, offset: int) -> str:
+    m = _HUNK.match(line)
+    if not m or not offset:
+        return line
+    a, b = int(m[1]) + offset, int(m[3]) + offset
+    return f"@@ -{a}{m[2] or ''} +{b}{m[4] or ''} @@" + line[m.end() :]
+
+
+def changed_paths(before: Any, after: Any, depth: int = 2) -> list[str]:
+    """Where two JSON values differ, ``depth`` levels down: "$.messages[3] added"."""
+    out: list[str] = []
+    _walk(before, after, "$", depth, out)
+    if len(out) > MAX_PATHS:
+        out = [*out[:MAX_PATHS], f"… {len(out) - MAX_PATHS} more"]
+    return out
+
+
+def _walk(a: Any, b: Any, path: str, depth: int, out: list[str]) -> None:
+    if a == b:
+        return
+    if depth <= 0 or type(a) is not type(b) or not isinstance(a, dict | list):
+        out.append(f"{path} changed")
+        return
+    if isinstance(a, dict):
+        for k in [*a, *(k for k in b if k not in a)]:
+            sub = f"{path}.{k}"
+            if k not in b:
+                out.append(f"{sub} removed")
+            elif k not in a:
+                out.append(f"{sub} added")
+            else:
+                _walk(a[k], b[k], sub, depth - 1, out)
+        return
+    for i in range(min(len(a), len(b))):
+        _walk(a[i], b[i], f"{path}[{i}]", depth - 1, out)
+    out += [f"{path}[{i}] removed" for i in range(len(b), len(a))]
+    out += [f"{path}[{i}] added" for i in range(len(a), len(b))]
+
+
+def elide(text: str, head: int = 120, tail: int = 360) -> tuple[str, int]:
+    """The text with its middle lines cut when it is long: (shown text, lines hidden)."""
+    lines = text.splitlines()
+    hidden = len(lines) - head - tail
+    if hidden <= 40:
+        return text, 0
+    marker = f"… {hidden:,} lines hidden (tick “Whole payloads” to see them) …"
+    return "\n".join([*lines[:head], marker, *lines[-tail:]]), hidden

@@ -1,0 +1,201 @@
+"""Protocols: the exact payloads of the current step in every chosen protocol, side by side."""
+
+import streamlit as st
+
+from flowdebug.errors import FlowdebugError
+from flowdebug.step_view import (
+    KINDS,
+    LEVEL_ICONS,
+    Change,
+    StepView,
+    elide,
+    pretty,
+    sse_text,
+    step_views,
+    verdict_badge,
+)
+from flowdebug.views import PHASE_TITLES, phase_now
+from pages import common
+
+common.sidebar()
+
+
+def _undo() -> None:
+    try:
+        common.session().undo()
+    except FlowdebugError as e:
+        st.session_state.fd_error = str(e)
+
+
+st.title("Protocols")
+chosen = common.chosen_protocols()
+top = st.columns([1, 1, 3, 2], vertical_alignment="center")
+step = top[0].button(
+    "Step",
+    key="proto_step",
+    type="primary",
+    shortcut="N",
+    help="Run one phase (N)",
+    width="stretch",
+)
+top[1].button(
+    "Undo",
+    key="proto_undo",
+    on_click=_undo,
+    shortcut="U",
+    help="Go back one step (U)",
+    width="stretch",
+)
+whole = top[2].toggle(
+    "Whole payloads (long ones otherwise show their first and last lines)", key="proto_whole"
+)
+per_row = top[3].slider("Protocols per row", 1, 5, key="proto_per_row", value=min(3, len(chosen)))
+if step:
+    common.run_action(lambda x: x.step(), "Step")
+    if "fd_error" not in st.session_state:
+        st.rerun()  # so the sidebar, drawn before the step, shows the new step too
+s = common.session()
+common.show_error()
+
+views = step_views(s, chosen)
+first = views[chosen[0]]
+if first.pending:
+    where = f"request {first.turn} is the next one sent — no response yet"
+else:
+    where = f"turn {first.turn}: request sent, response received"
+st.markdown(
+    f"### {PHASE_TITLES[phase_now(s.state)]} &nbsp;<small>step {s.state.step} · {where}</small>",
+    unsafe_allow_html=True,
+)
+
+# -- the linter's verdict per vendor, always in sight ---------------------------------------
+for col, name in zip(st.columns(len(chosen)), chosen, strict=True):
+    v = views[name]
+    counts = ", ".join(f"{n} {lvl}{'s' if n > 1 else ''}" for lvl, n in v.counts.items() if n)
+    tail = f" · {counts}" if counts else ""
+    col.markdown(f"**{v.title}**  \n{verdict_badge(v.verdict)}{tail}")
+
+STATUS = {
+    "unchanged": "unchanged since the previous step",
+    "new": ":orange-background[new in this step]",
+    "first": "nothing to compare yet: this is the first step",
+}
+
+
+def _status(change: Change | None, label: str) -> str:
+    if change is None:
+        return ""
+    if change.status == "changed":
+        paths = ", ".join(f"`{p}`" for p in change.paths) or "see *What changed*"
+        return f":orange-background[**changed** since {change.before}:] {paths}"
+    if change.status == "unchanged" and change.before and change.before != label:
+        return f"unchanged (same as {change.before})"
+    return STATUS.get(change.status, change.status)
+
+
+def _code(text: str, language: str = "json") -> None:
+    shown, hidden = (text, 0) if whole else elide(text)
+    lines = shown.count("\n") + 1
+    st.code(shown, language=language, wrap_lines=True, height=620 if lines > 28 else "content")
+    if hidden:
+        st.caption(f"{hidden:,} lines hidden in the middle")
+
+
+def _payload(v: StepView, kind: str) -> None:
+    p = v.payloads.get(kind)
+    if p is None:
+        st.caption(f"No {kind} yet: request {v.turn} is about to be sent.")
+        return
+    st.caption(_status(v.diffs.get(kind), p.label))
+    if not p.value:
+        why = "; ".join(w.message for w in p.warnings)
+        st.caption(
+            f"Nothing on the wire: {v.title} has no model {kind}" + (f" ({why})." if why else ".")
+        )
+        return
+    if kind == "stream":
+        st.caption(f"{len(p.value)} SSE events, one `data:` line each")
+    _code(p.text)
+
+
+def _changes(v: StepView) -> None:
+    for kind in KINDS:
+        change = v.diffs.get(kind)
+        if change is None:
+            continue
+        label = v.payloads[kind].label if kind in v.payloads else change.before
+        st.markdown(f"**{label}**")
+        if change.status == "gone":
+            st.caption(f"{change.before} belonged to the previous turn; no {kind} yet.")
+        elif change.status != "changed":
+            st.caption(_status(change, label))
+        else:
+            st.markdown("\n".join(f"- `{p}`" for p in change.paths))
+            _code(change.diff, language="diff")
+
+
+def _lint(v: StepView) -> None:
+    st.markdown(f"#### {verdict_badge(v.verdict)}")
+    if not v.findings:
+        st.caption("The linter finds nothing this vendor would object to.")
+    for f in v.findings:
+        st.markdown(f"{LEVEL_ICONS[f.level]} `{f.code}` · `{f.path}`  \n{f.message}")
+    st.markdown("**Conversion warnings**")
+    if not v.warnings:
+        st.caption("None: this protocol carries everything in the payloads.")
+    for w in v.warnings:
+        st.markdown(f"⚠ `{w.code}` · `{w.path}`  \n{w.message}")
+
+
+def _wire(v: StepView) -> None:
+    w = v.wire
+    if w is None:
+        st.caption("No live exchange for this turn (live players record one per call).")
+        return
+    st.caption(f"step {w.step} · HTTP {w.status or '?'} · {w.url or ''}")
+    codec, wire = st.columns(2)
+    with codec:
+        st.markdown("**Codec encoding**")
+        _code(v.payloads["request"].text)
+    with wire:
+        st.markdown("**On the wire**")
+        _code(pretty(w.request))
+    for d in w.differences:
+        st.markdown(f"- {d}")
+    if w.diff:
+        _code(w.diff, language="diff")
+    else:
+        st.caption("The request on the wire is byte-for-byte the codec's encoding.")
+    st.markdown("**Response on the wire**")
+    _code(sse_text(w.stream) if w.stream is not None else pretty(w.response))
+
+
+tabs = ["Request sent", "Response received", "Stream events", "What changed", "Warnings & lint"]
+has_wire = any(v.wire is not None for v in views.values())
+if has_wire:
+    tabs.append("On the wire")
+panes = st.tabs(tabs)
+for pane, show in zip(
+    panes,
+    [
+        lambda v: _payload(v, "request"),
+        lambda v: _payload(v, "response"),
+        lambda v: _payload(v, "stream"),
+        _changes,
+        _lint,
+    ],
+    strict=False,
+):
+    with pane:
+        for row in range(0, len(chosen), per_row):
+            names = chosen[row : row + per_row]
+            for col, name in zip(st.columns(per_row), names, strict=False):
+                with col:
+                    st.markdown(f"#### {views[name].title}")
+                    show(views[name])
+if has_wire:
+    with panes[-1]:
+        for name in chosen:
+            if views[name].wire is not None:
+                st.markdown(f"#### {views[name].title}")
+                _wire(views[name])
