@@ -181,6 +181,7 @@ def test_run_approves_destructive_calls_when_asked(capsys):
     code, out, _ = run(capsys, "run", "destructive")
     assert out.splitlines()[-1].startswith("-- waiting for approval: delete_task")
     code, out, _ = run(capsys, "run", "destructive", "--approve")
+    assert code == 0
     assert out.splitlines()[-1] == "-- the model answered: the cycle is done"
 
 
