@@ -79,8 +79,34 @@ def _looks_canonical(payload: Any) -> bool:
     )
 
 
+def check_text(payload: Any, source: str = "input") -> None:
+    """Refuse a lone surrogate (``"\\ud800"`` is valid JSON but not text: nothing can encode
+    it as UTF-8), naming its JSON path."""
+    try:
+        json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        return
+    except UnicodeEncodeError:
+        pass
+    except (TypeError, ValueError, RecursionError):
+        return  # not JSON at all: the decoders say why
+    stack: list[tuple[Any, str]] = [(payload, "$")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as e:
+                what = f"a lone surrogate (\\u{ord(item[e.start]):04x}) is not text"
+                raise CodecError(source, where, what) from None
+        elif isinstance(item, dict):
+            stack += [(k, where) for k in item] + [(v, f"{where}.{k}") for k, v in item.items()]
+        elif isinstance(item, list):
+            stack += [(v, f"{where}[{i}]") for i, v in enumerate(item)]
+
+
 def decode(payload: Any, source: str | None = None) -> Decoded:
     """Understand ``payload``: detect (or take) its protocol and kind and decode it."""
+    check_text(payload)
     if source == CANONICAL or (source is None and _looks_canonical(payload)):
         return _decode_canonical(payload)
     if source is None:

@@ -592,6 +592,17 @@ def _load(data: str | dict[str, Any], where: str) -> Any:
     return data
 
 
+def _check_unicode(raw: Any, where: str) -> None:
+    """Refuse lone surrogates (``"\\ud800"`` is valid JSON): not text, and a session that
+    holds one cannot be saved."""
+    try:
+        json.dumps(raw, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise EditError(f"{where}: holds a lone surrogate (\\ud800-\\udfff), not text") from None
+    except (TypeError, ValueError, RecursionError):
+        pass  # validation gives the reason
+
+
 def _pydantic_reason(e: ValidationError, where: str) -> str:
     err = e.errors()[0]
     kinds = {"text", "thinking", "image", "tool_call", "tool_result"}
@@ -606,6 +617,7 @@ def _pydantic_reason(e: ValidationError, where: str) -> str:
 
 def _parse_part(data: str | dict[str, Any], where: str) -> Any:
     raw = _load(data, where)
+    _check_unicode(raw, where)
     try:
         return PARTS.validate_python(raw)
     except ValidationError as e:
@@ -617,6 +629,7 @@ _MESSAGE = TypeAdapter(Message)
 
 def _parse_message(data: str | dict[str, Any], where: str) -> Message:
     raw = _load(data, where)
+    _check_unicode(raw, where)
     try:
         message = _MESSAGE.validate_python(raw)
     except ValidationError as e:

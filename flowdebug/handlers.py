@@ -39,7 +39,7 @@ from pydantic import BaseModel, Field, JsonValue, TypeAdapter, field_validator, 
 
 from flowdebug.mcp_spec import McpServerSpec
 from flowdebug.model import Tool, ToolResult, _Model
-from flowdebug.sandbox import describe_exit, run_code
+from flowdebug.sandbox import DISABLED_MESSAGE, code_handlers_enabled, describe_exit, run_code
 
 DEFAULT_ERROR_TYPE = "exception"
 
@@ -259,7 +259,9 @@ class RulesHandler(_Model):
 
 class CodeHandler(_Model):
     """Python source defining ``def handler(args): ...``, run in a child process with the
-    call's timeout, a scrubbed environment and a memory limit (MiB, None for none)."""
+    call's timeout, a scrubbed environment and a memory limit (MiB, None for none). Where
+    code handlers are disabled (:func:`flowdebug.sandbox.code_handlers_enabled`) every call
+    is an error result with ``error_type`` ``disabled``."""
 
     kind: Literal["code"] = "code"
     source: str
@@ -274,6 +276,8 @@ class CodeHandler(_Model):
         return None
 
     def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
+        if not code_handlers_enabled():
+            return Outcome.failure(DISABLED_MESSAGE, "disabled")
         timeout = max(ctx.remaining, 0.01) if math.isfinite(ctx.deadline) else 3600.0
         res = run_code(self.source, arguments, timeout=timeout, memory_mb=self.memory_mb)
         log = "\n".join(s for s in (res.stdout, res.stderr) if s)

@@ -35,6 +35,14 @@ ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT")
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
 OUTPUT_LIMIT = 64_000  # characters of stdout/stderr kept from a child
 
+# A shared deployment turns code handlers off: strangers must not run code on the server.
+DISABLE_ENV = "FLOWDEBUG_DISABLE_CODE_HANDLERS"
+DISABLED_MESSAGE = (
+    "code handlers are disabled on this server (FLOWDEBUG_DISABLE_CODE_HANDLERS); "
+    "give the tool a fixed, template or rules handler instead"
+)
+_disabled_here = False
+
 Status = Literal["ok", "error", "timeout", "crashed"]
 _running: set[subprocess.Popen[bytes]] = set()  # killed if the debugger exits mid-run
 
@@ -66,11 +74,27 @@ def scrubbed_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     return {k: source[k] for k in ENV_ALLOW if k in source and not SECRET_NAME.search(k)}
 
 
+def disable_code_handlers(disabled: bool = True) -> None:
+    """Turn code handlers off (or back on) in this process. The environment variable
+    ``FLOWDEBUG_DISABLE_CODE_HANDLERS=1`` turns them off whatever this says."""
+    global _disabled_here
+    _disabled_here = disabled
+
+
+def code_handlers_enabled() -> bool:
+    """False on a deployment that refuses to run code typed by a person."""
+    env = os.environ.get(DISABLE_ENV, "").strip().lower()
+    return not (_disabled_here or env in ("1", "true", "yes", "on"))
+
+
 def run_code(
     source: str, arguments: Any, *, timeout: float, memory_mb: int | None = 256
 ) -> SandboxResult:
     """Run ``handler(arguments)`` from ``source`` in a child process, killed after ``timeout``
-    seconds. Never raises for anything the code does."""
+    seconds. Never raises for anything the code does; runs nothing when code handlers are
+    disabled."""
+    if not code_handlers_enabled():
+        return SandboxResult("error", error=DISABLED_MESSAGE)
     marker = f"@@flowdebug-result-{uuid.uuid4().hex}@@"
     request = json.dumps(
         {"source": source, "arguments": arguments, "memory_mb": memory_mb, "marker": marker}

@@ -196,7 +196,7 @@ def parse_tools(source: str | Any) -> ImportedTools:
     names: set[str] = set()
     for i, tool in enumerate(tools):
         if tool.name in names:
-            where = envelope.path(f"{envelope.inner}[{i}]") if envelope else f"tools[{i}]"
+            where = envelope.path(f"{envelope.inner}[{i}]") if envelope else f"$.tools[{i}]"
             raise CodecError(decoded.protocol, where, f"two tools are named {tool.name!r}")
         names.add(tool.name)
     return ImportedTools(decoded.protocol, tools, decoded.warnings, _describe(decoded, envelope))

@@ -109,7 +109,7 @@ def is_stream(payload: Any) -> bool:
         return False
     events = [unwrap(e)[0] for e in payload]
     types = [e.get("type") if isinstance(e, dict) else None for e in events]
-    return all(t in EVENT_TYPES for t in types) and "message_start" in types
+    return all(isinstance(t, str) and t in EVENT_TYPES for t in types) and "message_start" in types
 
 
 @dataclass
@@ -187,7 +187,8 @@ def assemble(events: Any, w: Warnings) -> Assembled:
                 for key, value in delta.items():
                     if key in ("stop_reason", "stop_sequence", "stop_details") or value is not None:
                         acc.message[key] = value
-                acc.message.setdefault("usage", {})
+                if not isinstance(acc.message.get("usage"), dict):
+                    acc.message["usage"] = {}
                 acc.message["usage"].update({k: v for k, v in usage.items() if v is not None})
             case "message_stop":
                 stopped = True

@@ -89,7 +89,9 @@ def _convert(key: str, value: Any, schema: dict[str, Any]) -> tuple[Any] | None:
             ok = isinstance(value, str) and value in _TYPES
             return (value.upper(),) if ok else None
         case "format":
-            ok = isinstance(value, str) and value in _FORMATS.get(schema.get("type"), set())
+            kind = schema.get("type")
+            formats = _FORMATS.get(kind, ()) if isinstance(kind, str) else ()
+            ok = isinstance(value, str) and value in formats
         case "nullable":
             ok = isinstance(value, bool)
         case "enum":

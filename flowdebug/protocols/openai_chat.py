@@ -47,7 +47,7 @@ def _is_request(payload: dict[str, Any]) -> bool:
     # Every Chat content part is typed; Anthropic blocks have their own types.
     if any(
         not isinstance(b, dict)
-        or b.get("type") in _ANTHROPIC_BLOCKS
+        or (isinstance(b.get("type"), str) and b["type"] in _ANTHROPIC_BLOCKS)
         or (b.get("type") == "image" and "source" in b)
         for b in blocks
     ):

@@ -463,7 +463,8 @@ def _decode_usage(usage: Any, path: str) -> dict[str, int] | None:
         ("input_tokens_details", "cache_write_tokens"),
         ("output_tokens_details", "reasoning_tokens"),
     ):
-        value = (usage.get(key) or {}).get(field)
+        details = usage.get(key)
+        value = details.get(field) if isinstance(details, dict) else None
         if isinstance(value, int) and value:
             out[field] = value
     total = usage.get("total_tokens")

@@ -211,7 +211,7 @@ def events_to_response(events: Any, w: Warnings) -> tuple[dict[str, Any], list[s
     if envelope is None:
         raise CodecError(PROTOCOL, "$", "the stream has no response.created event")
     if terminal is not None and terminal[0].get("output"):
-        output = terminal[0]["output"]
+        output = expect(PROTOCOL, terminal[0]["output"], f"{terminal[1]}.output", list)
         return terminal[0], [f"{terminal[1]}.output[{k}]" for k in range(len(output))]
     order = sorted(acc.items)
     response = envelope | {"output": [acc.items[k] for k in order]}

@@ -1,0 +1,182 @@
+"""Import: a trace file, a vendor payload or an MCP transcript becomes a new session.
+
+``import_session(data)`` takes what a person pasted (text), uploaded (bytes) or already
+parsed, and returns an :class:`Imported` with a fresh :class:`SessionState`:
+
+- a ``flowdebug.trace/1`` file (:mod:`flowdebug.exporting`, or ``flowdebug run --json``)
+  comes back whole: tools and handlers, history, trace, policy, faults;
+- anything :func:`flowdebug.convert.decode` understands (a request, response or stream of
+  any vendor, canonical JSON, an MCP message or transcript, as JSON or JSON Lines) becomes
+  a session with that history, whose tools answer a fixed "ok" until given handlers.
+
+Nothing is half done: an import that fails raises a :class:`~flowdebug.errors.CodecError`
+naming the JSON path of the problem, and a store passed in is written only on success.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from flowdebug.convert import check_text, decode
+from flowdebug.debugger import SessionState, next_phase_for
+from flowdebug.errors import CodecError, FlowdebugError
+from flowdebug.handlers import FixedHandler, ToolEntry, Toolset
+from flowdebug.model import Conversation
+from flowdebug.protocols.base import ConversionWarning
+
+if TYPE_CHECKING:
+    from flowdebug.store import Store
+
+TRACE = "flowdebug.trace"
+TRACE_FORMAT = "flowdebug.trace/1"
+MAX_BYTES = 64 * 1024 * 1024
+IMPORTED_RESULT = "ok"
+_TRACE_ONLY = {"format", "metadata", "sequence", "protocol"}  # keys that are not state
+
+
+@dataclass(frozen=True)
+class Imported:
+    """A new session made from imported data, not yet saved unless a store was given."""
+
+    state: SessionState
+    name: str
+    source: str  # "flowdebug.trace", "canonical" or a protocol name
+    kind: str  # "trace", "request", "response", "stream", or an MCP kind
+    warnings: list[ConversionWarning] = field(default_factory=list)
+
+
+def _path(loc: tuple[Any, ...] | list[Any]) -> str:
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
+
+
+def parse(data: str | bytes | bytearray) -> Any:
+    """Text or bytes as JSON (JSON Lines too: one value a line becomes a list)."""
+    if isinstance(data, bytes | bytearray):
+        if len(data) > MAX_BYTES:
+            raise CodecError("input", "$", f"larger than {MAX_BYTES // 2**20} MiB")
+        try:
+            text = bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise CodecError("input", "$", f"not UTF-8 text (byte {e.start} is invalid)") from None
+    else:
+        text = data.removeprefix("\ufeff")
+    if not text.strip():
+        raise CodecError("input", "$", "empty: paste or upload a trace or a payload")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise CodecError("input", "$", "nested too deeply to be a payload") from None
+    except json.JSONDecodeError as e:
+        if e.msg != "Extra data":
+            raise CodecError(
+                "input", "$", f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
+            ) from None
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    values = []
+    for n, line in lines:
+        try:
+            values.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            raise CodecError(
+                "input", "$", f"line {n}: not valid JSON (nor JSON Lines): {e.msg}"
+            ) from None
+    return values
+
+
+def _toolset_for(conv: Conversation, source: str) -> Toolset:
+    try:
+        return Toolset(
+            entries=[
+                ToolEntry(tool=t, handler=FixedHandler(result=IMPORTED_RESULT)) for t in conv.tools
+            ]
+        )
+    except ValidationError as e:
+        msg = e.errors()[0]["msg"].removeprefix("Value error, ")
+        raise CodecError(source, "$.tools", msg) from None
+
+
+def _from_trace(payload: dict[str, Any]) -> Imported:
+    fmt = payload.get("format")
+    if fmt != TRACE_FORMAT:
+        raise CodecError(
+            TRACE, "$.format", f"unknown trace version {fmt!r}; this flowdebug reads {TRACE_FORMAT}"
+        )
+    body = {k: v for k, v in payload.items() if k not in _TRACE_ONLY}
+    if "toolset" not in body:  # `flowdebug run --json` leaves the tools' handlers out
+        conv = _validate(Conversation, body.get("conversation"), ("conversation",))
+        body["toolset"] = _scenario_toolset(body.get("scenario")) or _toolset_for(conv, TRACE)
+    state = _validate(SessionState, body, ())
+    state.id = uuid.uuid4().hex[:12]  # an import is a new session, never an overwrite
+    metadata = payload.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    if not isinstance(name, str) or not name.strip():
+        name = f"{state.scenario or 'session'} (imported)"
+    return Imported(state, name, TRACE, "trace")
+
+
+def _validate(model: Any, value: Any, where: tuple[Any, ...]) -> Any:
+    try:
+        return model.model_validate(value)
+    except ValidationError as e:
+        err = e.errors()[0]
+        msg = err["msg"].removeprefix("Value error, ")
+        raise CodecError(TRACE, _path((*where, *_drop_tags(err["loc"]))), msg) from None
+
+
+def _drop_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """pydantic puts union tags into locations (parts.1.tool_call.id): drop them."""
+    tags = {"text", "thinking", "image", "tool_call", "tool_result", "str", "list[...]"}
+    tags |= {"python", "fixed", "template", "rules", "code", "mcp", "approve", "edit", "reject"}
+    return tuple(p for i, p in enumerate(loc) if not (i and p in tags))
+
+
+def _scenario_toolset(name: Any) -> Toolset | None:
+    if not isinstance(name, str):
+        return None
+    from flowdebug import scenarios
+
+    try:
+        scenario = scenarios.load(name)
+    except FlowdebugError:
+        return None
+    # An MCP scenario's tools come from starting its server: an import starts nothing.
+    return scenario.toolset() if scenario.mcp is None else None
+
+
+def _from_payload(payload: Any) -> Imported:
+    decoded = decode(payload)
+    conv = decoded.as_conversation()
+    if not conv.messages and not conv.tools:
+        raise CodecError(
+            decoded.protocol,
+            "$",
+            f"this {decoded.protocol} {decoded.kind} holds no messages and no tools: "
+            "nothing to import",
+        )
+    state = SessionState(conversation=conv, toolset=_toolset_for(conv, decoded.protocol))
+    state.next_phase, state.status, state.status_text = next_phase_for(conv)
+    if state.next_phase == "request" and state.status == "ready":
+        state.next_phase = "declaration"  # the tools are declared before the first request
+    name = f"{decoded.protocol} {decoded.kind} (imported)"
+    return Imported(state, name, decoded.protocol, decoded.kind, list(decoded.warnings))
+
+
+def import_session(
+    data: str | bytes | bytearray | Any, name: str | None = None, store: Store | None = None
+) -> Imported:
+    """A new session from ``data`` (text, bytes or parsed JSON); saved in ``store`` when
+    given, under ``name`` (else a name saying where it came from)."""
+    payload = parse(data) if isinstance(data, str | bytes | bytearray) else data
+    check_text(payload)
+    is_trace = isinstance(payload, dict) and str(payload.get("format", "")).startswith(TRACE)
+    imported = _from_trace(payload) if is_trace else _from_payload(payload)
+    if name:
+        imported = replace(imported, name=name)
+    if store is not None:
+        store.save(imported.state, name=imported.name)
+    return imported

@@ -1,0 +1,117 @@
+"""Keep credentials out of everything flowdebug writes: the session store and every export.
+
+Two rules, applied to JSON on its way out:
+
+- by name: a string value under a key named like a credential (``api_key``, ``x-api-key``,
+  ``token``, ``secret``, ``password``, ``authorization``, ``cookie``, ...) becomes
+  ``[redacted]``. Counters such as ``max_tokens`` do not match. The person's own data is
+  left alone by this rule: the conversation's messages, tool-call ``arguments``, results and
+  mock replies (``result``, ``structured``) and mock rules (``when``, ``match``);
+- by value: the values of environment variables named like secrets (``OPENAI_API_KEY``,
+  ``GEMINI_API_KEY``, ...) and any key the app registered with :func:`register_secret`
+  (one typed in the sidebar) are replaced wherever they occur, in any text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from typing import Any
+
+from flowdebug.sandbox import SECRET_NAME
+
+REDACTED = "[redacted]"
+# A key named like a credential, once camelCase, "-" and "." are spelled with "_".
+SECRET_KEY = re.compile(
+    r"(^|_)(api_?key|apikey|key|token|secret|password|passwd|authorization|auth|bearer"
+    r"|credentials?|cookie|set_cookie)$"
+)
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+# A cheap test on lower-cased JSON text before walking it: could a key be a credential's?
+# (Substring tests run at memory speed; a regex alternation here costs 30x more.)
+_MAYBE = (
+    'key"',
+    'token"',
+    'secret"',
+    "passw",
+    "authori",
+    'auth"',
+    'bearer"',
+    "credential",
+    "cookie",
+)
+# Environment variables whose values are secrets: the names the sandbox keeps from children.
+SECRET_ENV = SECRET_NAME
+MIN_SECRET = 12  # shorter values are too likely to be ordinary words to replace everywhere
+EXEMPT = frozenset({"arguments", "result", "structured", "when", "match"})
+
+_registered: set[str] = set()
+_lock = threading.Lock()
+
+
+def register_secret(value: str) -> None:
+    """Treat ``value`` (a key typed in the app) as a secret from now on, in this process."""
+    if len(value) >= MIN_SECRET:
+        with _lock:
+            _registered.add(value)
+
+
+def secret_values() -> list[str]:
+    """The secrets to replace wherever they occur, longest first."""
+    found = {
+        v for k, v in os.environ.items() if SECRET_ENV.search(k) and len(v.strip()) >= MIN_SECRET
+    }
+    with _lock:
+        found |= _registered
+    return sorted(found, key=len, reverse=True)
+
+
+def is_secret_name(name: str) -> bool:
+    """``api_key``, ``apiKey``, ``x-api-key``, ``accessToken``: yes; ``max_tokens``: no."""
+    snake = _CAMEL.sub(r"\1_\2", name).lower().replace("-", "_").replace(".", "_")
+    return bool(SECRET_KEY.search(snake))
+
+
+def redact_names(value: Any) -> Any:
+    """A copy of JSON ``value`` with the string under every credential-named key redacted."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if k in EXEMPT:
+                out[k] = v
+            elif isinstance(v, str) and is_secret_name(str(k)):
+                out[k] = REDACTED
+            else:
+                out[k] = redact_names(v)
+        return out
+    if isinstance(value, list):
+        return [redact_names(v) for v in value]
+    return value
+
+
+def redact_text(text: str, secrets: list[str] | None = None) -> str:
+    """``text`` with every secret value replaced; JSON-escaped forms too."""
+    for secret in secret_values() if secrets is None else secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+        escaped = json.dumps(secret)[1:-1]
+        if escaped != secret and escaped in text:
+            text = text.replace(escaped, REDACTED)
+    return text
+
+
+def redact_json_text(text: str, secrets: list[str] | None = None, names: bool = True) -> str:
+    """JSON text with both rules applied (the name rule only when ``names``)."""
+    low = text.lower() if names else ""
+    if names and any(word in low for word in _MAYBE):
+        cleaned = redact_names(json.loads(text))
+        text = json.dumps(cleaned, ensure_ascii=False, separators=(",", ":"))
+    return redact_text(text, secrets)
+
+
+def redact_value(value: Any) -> Any:
+    """JSON ``value`` with both rules applied."""
+    text = json.dumps(value, ensure_ascii=False)
+    return json.loads(redact_json_text(text))

@@ -1,0 +1,146 @@
+"""Runnable Python that replays a conversation through a vendor's official SDK.
+
+Each snippet embeds the codec's request payload as a dict literal and sends it unchanged:
+the call the session would make next. The API key is read from the vendor's environment
+variable at run time, never written into the snippet; the SDKs' own base-URL variables
+(``ANTHROPIC_BASE_URL``, ``OPENAI_BASE_URL``, ``GOOGLE_GEMINI_BASE_URL``) point a snippet at
+another endpoint, e.g. a local OpenAI-compatible server.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from flowdebug.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Sdk:
+    protocol: str
+    package: str  # what to pip install
+    key_var: str
+    base_url_var: str
+    imports: str
+    call: str  # the lines that build the client and send REQUEST
+    stdlib: tuple[str, ...] = ("os",)
+
+
+ANTHROPIC = Sdk(
+    "anthropic",
+    "anthropic",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "import anthropic",
+    """client = anthropic.Anthropic(api_key=os.environ["ANTHROPIC_API_KEY"])
+response = client.messages.create(**REQUEST)
+print(response.model_dump_json(indent=2, exclude_none=True))
+""",
+)
+
+OPENAI_CHAT = Sdk(
+    "openai-chat",
+    "openai",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "import openai",
+    """client = openai.OpenAI(api_key=os.environ["OPENAI_API_KEY"])
+response = client.chat.completions.create(**REQUEST)
+print(response.model_dump_json(indent=2, exclude_none=True))
+""",
+)
+
+OPENAI_RESPONSES = Sdk(
+    "openai-responses",
+    "openai",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "import openai",
+    """client = openai.OpenAI(api_key=os.environ["OPENAI_API_KEY"])
+response = client.responses.create(**REQUEST)
+print(response.model_dump_json(indent=2, exclude_none=True))
+""",
+)
+
+# The payload is the REST body of generateContent; the SDK takes typed contents and a config
+# that flattens generationConfig next to systemInstruction, tools and toolConfig. Parsing
+# from JSON text turns base64 fields (thoughtSignature) into bytes as the SDK expects.
+GEMINI = Sdk(
+    "gemini",
+    "google-genai",
+    "GEMINI_API_KEY",
+    "GOOGLE_GEMINI_BASE_URL",
+    "from google import genai\nfrom google.genai import types",
+    """settings = {k: v for k, v in REQUEST.items() if k not in ("contents", "generationConfig")}
+config = types.GenerateContentConfig.model_validate_json(
+    json.dumps({**settings, **REQUEST.get("generationConfig", {})})
+)
+contents = [types.Content.model_validate_json(json.dumps(c)) for c in REQUEST["contents"]]
+
+client = genai.Client(api_key=os.environ["GEMINI_API_KEY"])
+response = client.models.generate_content(model=MODEL, contents=contents, config=config)
+print(response.model_dump_json(indent=2, exclude_none=True))
+""",
+    stdlib=("json", "os"),
+)
+
+SDKS: dict[str, Sdk] = {s.protocol: s for s in (ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES, GEMINI)}
+GEMINI_MODEL = "gemini-2.5-flash"  # Gemini puts the model in the URL, not in the body
+MAX_LITERAL_DEPTH = 60
+
+
+def _depth(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+def literal(value: Any, depth: int = 0, width: int = 96) -> str:
+    """``value`` (JSON) as a Python literal, one line when it fits, else one item a line."""
+    flat = repr(value)  # JSON values repr as valid Python: True/False/None, quoted strings
+    pad = "    " * depth
+    if len(flat) + len(pad) <= width or not isinstance(value, dict | list) or not value:
+        return flat
+    inner = "    " * (depth + 1)
+    if isinstance(value, dict):
+        rows = [f"{inner}{k!r}: {literal(v, depth + 1, width)}," for k, v in value.items()]
+        return "{\n" + "\n".join(rows) + f"\n{pad}}}"
+    rows = [f"{inner}{literal(v, depth + 1, width)}," for v in value]
+    return "[\n" + "\n".join(rows) + f"\n{pad}]"
+
+
+def snippet(protocol: str, payload: Any, title: str = "", model: str | None = None) -> str:
+    """A script that sends ``payload`` (``protocol``'s request) through the vendor's SDK."""
+    sdk = SDKS.get(protocol)
+    if sdk is None:
+        raise UsageError(
+            f"no SDK snippet for {protocol!r}; choose one of: {', '.join(SDKS)} "
+            "(MCP has no model to call)"
+        )
+    about = f" from the session {title!r}" if title else ""
+    stdlib = set(sdk.stdlib)
+    request = literal(payload)
+    if _depth(payload) > MAX_LITERAL_DEPTH:
+        # Python's parser refuses deeply nested literals: parse the JSON text instead.
+        request = f"json.loads({json.dumps(payload, ensure_ascii=False)!r})"
+        stdlib.add("json")
+    lines = [
+        f'"""Replays a conversation{about} through the {sdk.package} SDK.',
+        "",
+        "Generated by flowdebug: the request below is the one the session sends next.",
+        f"Run: pip install {sdk.package}; export {sdk.key_var}=...; python this_file.py",
+        f"({sdk.base_url_var} points it at another endpoint.)",
+        '"""',
+        "",
+        *(f"import {name}" for name in sorted(stdlib)),
+        "",
+        sdk.imports,
+        "",
+    ]
+    if protocol == "gemini":
+        lines.append(f"MODEL = {model or GEMINI_MODEL!r}")
+    lines += [f"REQUEST = {request}", "", sdk.call]
+    return "\n".join(lines)

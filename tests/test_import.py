@@ -1,0 +1,170 @@
+"""Import: traces, vendor payloads and MCP transcripts become sessions; failures change nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from flowdebug import cli
+from flowdebug.convert import decode
+from flowdebug.debugger import Session
+from flowdebug.errors import CodecError
+from flowdebug.exporting import export
+from flowdebug.handlers import FixedHandler
+from flowdebug.importing import import_session
+from flowdebug.model import Message, ToolCall
+from flowdebug.players.manual import ManualPlayer
+from flowdebug.store import open_store
+
+WIRE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "wire"
+REFERENCE = sorted(WIRE.glob("*.json")) if WIRE.is_dir() else []
+needs_wire = pytest.mark.skipif(not REFERENCE, reason="shared/reference/wire is absent")
+
+
+def _importable(path: Path) -> bool:
+    try:
+        decoded = decode(json.loads(path.read_text(encoding="utf-8")))
+    except CodecError:
+        return False  # Bedrock and wrapped variants: not a protocol flowdebug speaks
+    conv = decoded.as_conversation()
+    return bool(conv.messages or conv.tools)
+
+
+@pytest.fixture(scope="module")
+def weather():
+    session = Session.from_scenario("weather")
+    session.run()
+    return session.state
+
+
+@needs_wire
+@pytest.mark.parametrize("path", [p for p in REFERENCE if _importable(p)], ids=lambda p: p.name)
+def test_every_reference_payload_becomes_a_session(path):
+    decoded = decode(json.loads(path.read_text(encoding="utf-8")))
+    imported = import_session(path.read_bytes())
+    conv = imported.state.conversation
+    assert conv == decoded.as_conversation()
+    assert (imported.source, imported.kind) == (decoded.protocol, decoded.kind)
+    assert imported.state.toolset.names == [t.name for t in conv.tools]
+    assert imported.name == f"{decoded.protocol} {decoded.kind} (imported)"
+
+
+@needs_wire
+def test_an_imported_request_steps_on_with_fixed_handlers():
+    imported = import_session((WIRE / "openai_chat.request.initial.json").read_text())
+    assert imported.state.next_phase == "declaration"
+    player = ManualPlayer()
+    session = Session(imported.state, player)
+    session.step()
+    player.write(
+        Message(
+            role="assistant",
+            parts=[ToolCall(id="c1", name="get_weather", arguments={"location": "Paris"})],
+        )
+    )
+    session.step()
+    session.step()
+    [result] = session.state.conversation.messages[-1].tool_results
+    assert (result.call_id, result.content, result.is_error) == ("c1", "ok", False)
+    assert isinstance(imported.state.toolset.entries[0].handler, FixedHandler)
+
+
+@needs_wire
+def test_an_mcp_transcript_as_json_lines_imports():
+    messages = json.loads((WIRE / "mcp.transcript.2025-11-25.json").read_text())
+    lines = "\n".join(json.dumps(m.get("msg", m)) for m in messages) + "\n"
+    imported = import_session(lines.encode())
+    assert imported.source == "mcp"
+    assert [t.name for t in imported.state.conversation.tools] == ["get_weather"]
+    assert len(imported.state.conversation.messages) == 6
+
+
+def test_an_exported_trace_comes_back_as_a_new_session(weather):
+    data = export(weather, "trace", name="Paris demo").data
+    imported = import_session(("\ufeff" + data).encode())
+    state = imported.state
+    assert (imported.source, imported.kind, imported.name) == (
+        "flowdebug.trace",
+        "trace",
+        "Paris demo",
+    )
+    assert state.id != weather.id
+    assert state.model_dump_json(exclude={"id"}) == weather.model_dump_json(exclude={"id"})
+
+
+def test_a_run_json_trace_imports_with_its_scenario_handlers(capsys):
+    assert cli.main(["run", "tasks", "--json"]) == 0
+    imported = import_session(capsys.readouterr().out)
+    state = imported.state
+    assert state.scenario == "tasks" and state.status == "finished"
+    assert state.toolset.names == Session.from_scenario("tasks").state.toolset.names
+    assert state.toolset.entries[0].handler.kind == "python"
+    assert len(state.events) > 10
+
+
+def test_an_import_is_saved_only_when_a_store_is_given(tmp_path, weather):
+    with open_store(str(tmp_path / "s.db")) as store:
+        imported = import_session(export(weather, "trace").data, name="mine", store=store)
+        [info] = store.list()
+        assert (info.id, info.name) == (imported.state.id, "mine")
+        assert store.load(info.id).conversation == weather.conversation
+
+
+BAD = [
+    ("", "$", "empty"),
+    (b"\xff\xfe{}", "$", "not UTF-8"),
+    ('{"messages": [', "$", "line 1 column 15"),
+    ('{"a": 1}\n{"b": \n', "$", "line 2"),
+    ("[1, 2]", "$", "not a payload of any known protocol"),
+    ('{"format": "flowdebug.trace/2"}', "$.format", "unknown trace version"),
+    ('{"format": "flowdebug.trace/1"}', "$.conversation", "valid dictionary"),
+    (
+        '{"format": "flowdebug.trace/1", "conversation": {"messages": [{"role": "bot"}]}}',
+        "$.conversation.messages[0].role",
+        "'user'",
+    ),
+    (
+        '{"messages": [{"role": "user", "parts": [{"kind": "tool_call", "name": "x"}]}]}',
+        "$.messages[0].parts[0].id",
+        "Field required",
+    ),
+    (
+        '{"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": 7}]}',
+        "$.messages[0].content",
+        "",
+    ),
+    (
+        '{"messages": [{"role": "user", "parts": [{"kind": "text", "text": "\\ud800"}]}]}',
+        "$",
+        "surrogate",
+    ),
+    ('{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}', "$", "nothing to import"),
+]
+
+
+@pytest.mark.parametrize(("data", "path", "words"), BAD, ids=[str(i) for i in range(len(BAD))])
+def test_a_failed_import_names_the_json_path(data, path, words):
+    with pytest.raises(CodecError) as info:
+        import_session(data)
+    assert info.value.path.startswith(path)
+    assert words in str(info.value)
+
+
+def test_a_failed_import_leaves_the_store_untouched(tmp_path, weather):
+    db = tmp_path / "s.db"
+    with open_store(str(db)) as store:
+        store.save(weather, name="kept")
+
+        def files() -> dict[str, str]:  # the data; -shm is SQLite's shared-memory index
+            paths = [db, db.with_name("s.db-wal")]
+            return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+
+        before, listed = files(), store.list()
+        for data, _, _ in BAD:
+            with pytest.raises(CodecError):
+                import_session(data, store=store)
+        assert store.list() == listed
+        assert files() == before
