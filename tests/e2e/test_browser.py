@@ -151,12 +151,17 @@ def _graphs(page) -> dict[str, str]:
 
 def test_weather_run_draws_every_protocols_cycle(page, server):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.goto(server)
-    page.get_by_role("button", name="Step", exact=True).wait_for()
+    page.goto(server, wait_until="domcontentloaded")
+    step = page.locator(".st-key-step button").first
+    step.wait_for()
     _wait_idle(page)
     page.screenshot(path=str(SHOTS / "debugger-start.png"), full_page=True)
-    for _ in range(5):
-        page.get_by_role("button", name="Step", exact=True).click()
+    status = page.locator("[data-testid='stAlert']").first
+    expected = ["the model is asked", "the model asked for 2 calls", "2 results, 1 failed",
+                "results sent", "the cycle is done"]
+    for text in expected:
+        step.click()
+        status.filter(has_text=text).wait_for()
         _wait_idle(page)
     page.get_by_text("the cycle is done").wait_for()
     page.wait_for_timeout(1500)  # the graphs finish rendering
@@ -175,7 +180,7 @@ def test_weather_run_draws_every_protocols_cycle(page, server):
 @pytest.mark.parametrize("slug", ["tools", "history", "protocols", "failures", "encodings"])
 def test_every_page_renders(page, server, slug):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.goto(f"{server}/{slug}")
+    page.goto(f"{server}/{slug}", wait_until="domcontentloaded")
     page.locator("h1").first.wait_for()
     _wait_idle(page)
     assert not page.locator("[data-testid='stException']").count()
