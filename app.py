@@ -11,6 +11,7 @@ pages = [
     st.Page("pages/protocols.py", title="Protocols", icon="🧾"),
     st.Page("pages/failures.py", title="Failures", icon="💥"),
     st.Page("pages/compare.py", title="Compare", icon="⚖️"),
+    st.Page("pages/sessions.py", title="Sessions", icon="💾"),
     st.Page("pages/encodings.py", title="Encodings", icon="🔀"),
 ]
 st.navigation(pages).run()

@@ -15,6 +15,7 @@ import copy
 import json
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError
@@ -115,6 +116,13 @@ class Session:
         self.player = player
         self.undo_stack: list[SessionState] = []
         self._t0 = time.perf_counter()
+        # Called with the new state after every change (a step, an edit, an undo): the app
+        # saves the session here, so nothing is lost on a reload or a restart.
+        self.on_change: Callable[[SessionState], None] | None = None
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change(self.state)
 
     @classmethod
     def from_scenario(cls, name: str) -> Session:
@@ -139,6 +147,7 @@ class Session:
 
     def adopt(self, twin: Session) -> None:
         self.state, self.undo_stack = twin.state, twin.undo_stack
+        self._changed()
 
     # -- stepping -------------------------------------------------------------------------
 
@@ -174,6 +183,7 @@ class Session:
             self.state = before
             raise
         self.undo_stack.append(before)
+        self._changed()
         return self.state.events[n:]
 
     def step_turn(self) -> list[TraceEvent]:
@@ -458,6 +468,7 @@ class Session:
         s.decisions = {**s.decisions, call_id: decision}
         if self._approvals_complete():
             s.status_text = "decided; step to execute"
+        self._changed()
 
     # -- undo, reset, edit -------------------------------------------------------------------
 
@@ -467,11 +478,13 @@ class Session:
             raise UsageError("nothing to undo")
         for _ in range(min(steps, len(self.undo_stack))):
             self.state = self.undo_stack.pop()
+        self._changed()
 
     def undo_to(self, step: int) -> None:
         """Go back to the state just after step ``step`` (0: the start)."""
         while self.undo_stack and self.state.step > step:
             self.state = self.undo_stack.pop()
+        self._changed()
 
     def _commit(self, conversation: Conversation, **changes: Any) -> None:
         before = self.state.snapshot()
@@ -484,6 +497,7 @@ class Session:
             work.next_phase = "declaration"
         self.undo_stack.append(before)
         self.state = work
+        self._changed()
 
     def _messages(self) -> list[Message]:
         return list(self.state.conversation.messages)
@@ -530,6 +544,7 @@ class Session:
 
     def set_breakpoints(self, breakpoints: list[Breakpoint]) -> None:
         self.state.breakpoints = list(breakpoints)
+        self._changed()
 
     def fork(self, msg: int) -> Session:
         """A new session whose history is this one's up to and including message ``msg``."""

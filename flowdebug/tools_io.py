@@ -470,6 +470,14 @@ def _rules(data: Any) -> RulesHandler:
 
 
 def _code(source: str) -> CodeHandler:
+    from flowdebug.sandbox import DISABLE_ENV, code_handlers_enabled
+
+    if not code_handlers_enabled():
+        raise ToolFormError(
+            "kind",
+            f"code handlers are disabled on this server ({DISABLE_ENV}); use a fixed, "
+            "template or rules handler",
+        )
     handler = CodeHandler(source=source)
     problem = handler.check()
     if problem:

@@ -6,6 +6,7 @@ share a debugger session.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -13,11 +14,13 @@ from typing import Any
 import streamlit as st
 
 from flowdebug import protocols, scenarios
-from flowdebug.debugger import Session
+from flowdebug.debugger import Session, SessionState
 from flowdebug.errors import FlowdebugError
 from flowdebug.jobs import Job
 from flowdebug.player_choice import KINDS, PlayerChoice, make_player
 from flowdebug.players.live import LIVE_PROTOCOLS
+from flowdebug.redact import register_secret
+from flowdebug.store import Store, open_store
 
 DEFAULT_SCENARIO = "weather"
 CSS_PRESENTER = """
@@ -29,15 +32,47 @@ CSS_PRESENTER = """
 """
 
 
+@st.cache_resource(show_spinner=False)
+def _open_store(url: str | None) -> Store:
+    return open_store(url)
+
+
+def store() -> Store:
+    """The session store: $FLOWDEBUG_DB, else a SQLite file in the user's data directory."""
+    return _open_store(os.environ.get("FLOWDEBUG_DB"))
+
+
+def _save(state: SessionState) -> None:
+    try:
+        store().save(state)
+    except Exception as e:  # the session in memory is intact; say so, do not lose it
+        st.session_state.fd_error = f"could not save the session: {e}"
+
+
 def session() -> Session:
-    """This browser session's debugger session (the weather scenario to begin with)."""
+    """This browser session's debugger session: the one named in the URL (?session=ID, so a
+    reload or a server restart resumes it), else a new weather scenario."""
     if "fd_session" not in st.session_state:
-        st.session_state.fd_session = Session.from_scenario(DEFAULT_SCENARIO)
+        wanted = st.query_params.get("session")
+        opened = None
+        if wanted:
+            try:
+                opened = store().resume(wanted)
+            except FlowdebugError as e:
+                st.session_state.fd_error = f"could not reopen session {wanted}: {e}"
+        set_session(opened or Session.from_scenario(DEFAULT_SCENARIO))
     return st.session_state.fd_session
 
 
-def set_session(value: Session) -> None:
+def set_session(value: Session, parent: str | None = None) -> None:
+    """Make ``value`` this browser session's session: saved now and after every change."""
+    value.on_change = _save
     st.session_state.fd_session = value
+    try:
+        store().save(value.state, parent=parent)
+    except Exception as e:
+        st.session_state.fd_error = f"could not save the session: {e}"
+    st.query_params["session"] = value.state.id
 
 
 def load_scenario(name: str) -> None:
@@ -63,6 +98,8 @@ def player_choice() -> PlayerChoice:
 
 def _apply_player() -> None:
     choice = player_choice()
+    if choice.api_key:
+        register_secret(choice.api_key)  # never saved, exported or logged, even by accident
     try:
         session().player = make_player(choice, session().state.scenario)
     except FlowdebugError as e:
@@ -123,12 +160,25 @@ def sidebar() -> None:
                 st.checkbox("Stream", key="live_stream")
             st.button("Use this player", key="apply_player", on_click=_apply_player)
             st.caption(f"Now: {getattr(session().player, 'name', '?')}")
-        s = session()
-        st.caption(
-            f"Scenario **{s.state.scenario or 'custom'}** · step {s.state.step} · {s.state.status}"
-        )
+        global _status_slot
+        _status_slot = st.empty()
+        refresh_status()
     if presenter():
         st.markdown(CSS_PRESENTER, unsafe_allow_html=True)
+
+
+_status_slot = None
+
+
+def refresh_status() -> None:
+    """The sidebar's one-line summary of the session; pages that step call it again at the
+    end so it shows the step just run."""
+    if _status_slot is None:
+        return
+    s = session()
+    _status_slot.caption(
+        f"Scenario **{s.state.scenario or 'custom'}** · step {s.state.step} · {s.state.status}"
+    )
 
 
 def scenario_names() -> list[str]:

@@ -242,3 +242,4 @@ if st.toggle(
                 case _:
                     parts.append(f"[{p.kind}]")
         st.markdown(f"**{i} · {m.role}** — " + "<br>".join(parts), unsafe_allow_html=True)
+common.refresh_status()

@@ -67,8 +67,9 @@ def _insert(i: int) -> None:
 
 def _fork(i: int) -> None:
     branches = st.session_state.setdefault("fd_branches", {})
+    parent = common.session().state.id
     name, fork = add_fork(branches, common.session(), i)
-    common.set_session(fork)
+    common.set_session(fork, parent=parent)
     st.session_state.branch = name
     st.session_state.history_notice = f"Forked after message {i}: now on branch “{name}”."
 

@@ -1,10 +1,12 @@
 #!/bin/sh
-# Debian packages the tests need: graphviz (`dot`, for SVG/PNG export) and chromium (driven by
-# Playwright in the browser tests; never a downloaded browser). Installed only when missing.
+# Debian packages the tests need: graphviz (`dot`, for SVG/PNG export), chromium (driven by
+# Playwright in the browser tests; never a downloaded browser) and an emoji font (so the
+# screenshots the browser test saves show the app's icons). Installed only when missing.
 set -e
 missing=""
 command -v dot >/dev/null 2>&1 || missing="$missing graphviz"
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
+[ -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || missing="$missing fonts-noto-color-emoji"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing:$missing"

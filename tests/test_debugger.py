@@ -84,9 +84,16 @@ EXPECTED = {
     ),
     "shell": ("awaiting_approval", [(C, "run_command", None)]),
     # The same cycle with the tools served by the sample MCP server over stdio.
-    "mcp_weather": ("finished", [
-        (C, "get_weather", None), (C, "get_weather", None),
-        (R, "get_weather", None), (R, "get_weather", "timeout"), (F, None, None)]),
+    "mcp_weather": (
+        "finished",
+        [
+            (C, "get_weather", None),
+            (C, "get_weather", None),
+            (R, "get_weather", None),
+            (R, "get_weather", "timeout"),
+            (F, None, None),
+        ],
+    ),
 }
 PHASES = {
     "user_message": "declaration",
@@ -378,3 +385,19 @@ def test_session_state_round_trips_through_json():
     again.decide("call_2", Approve())
     again.run()
     assert again.state.status == "finished"
+
+
+def test_every_change_is_reported_for_saving_and_a_failed_step_is_not():
+    saved = []
+    session = Session.from_scenario("weather")
+    session.on_change = lambda state: saved.append((state.step, state.status))
+    session.step()
+    session.undo()
+    session.run()
+    assert saved[:2] == [(1, "ready"), (0, "ready")]
+    assert saved[-1] == (5, "finished")
+    count = len(saved)
+    with pytest.raises(UsageError):
+        session.step()
+    session.edit_part(0, 0, {"kind": "text", "text": "Weather in Rome?"})
+    assert len(saved) == count + 1

@@ -257,9 +257,7 @@ def test_settings_reach_the_wire_in_each_vendors_spelling(emulator):
         )
         turn = p.respond(cases.WEATHER_INITIAL)
         sent[protocol] = turn.exchange.request
-        warned[protocol] = [
-            w for w in turn.exchange.codec_warnings if w.code == "setting_dropped"
-        ]
+        warned[protocol] = [w for w in turn.exchange.codec_warnings if w.code == "setting_dropped"]
         assert p.name == f"{protocol}:m-1"
     assert sent["anthropic"]["model"] == "m-1"
     assert "temperature" not in sent["anthropic"]

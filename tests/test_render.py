@@ -53,11 +53,11 @@ def test_dot_labels_arrows_in_the_protocols_own_terms(weather, protocol):
 
 def test_dot_colours_arrows_by_phase_and_errors_red(weather):
     dot = to_dot(sequence(weather.events, "anthropic"), lanes("anthropic"))
-    timeout = next(e for e in edges(dot) if "timeout" in e)
+    timeout = next(e for e in edges(dot) if "timeout" in e.replace("<BR/>", " "))
     assert ERROR_COLOR in timeout
-    declare = next(e for e in edges(dot) if "POST /v1/messages" in e)
+    declare = next(e for e in edges(dot) if "POST /v1/messages" in e.replace("<BR/>", " "))
     assert PHASE_COLORS["declaration"] in declare
-    cont = next(e for e in edges(dot) if "tool_result ×2" in e)
+    cont = next(e for e in edges(dot) if "tool_result ×2" in e.replace("<BR/>", " "))
     assert PHASE_COLORS["continuation"] in cont
 
 

@@ -404,3 +404,13 @@ def test_tool_rows_show_handler_timeout_destructive_and_findings():
         "default (10 s)",
         "yes",
     )
+
+
+def test_code_handlers_are_refused_when_the_deployment_disables_them(monkeypatch):
+    from flowdebug.tools_io import ToolFormError, _code
+
+    monkeypatch.setenv("FLOWDEBUG_DISABLE_CODE_HANDLERS", "1")
+    with pytest.raises(ToolFormError, match="code handlers are disabled"):
+        _code("def handler(args):\n    return 1\n")
+    monkeypatch.delenv("FLOWDEBUG_DISABLE_CODE_HANDLERS")
+    assert _code("def handler(args):\n    return 1\n").source.startswith("def handler")

@@ -30,10 +30,10 @@ class Style:
     font: int = 14
     lane_font: int = 16
     penwidth: float = 1.8
-    lane_gap: float = 1.0  # inches between lane heads
-    lane_width: float = 1.5
+    lane_gap: float = 0.35  # inches between lane heads (labels widen it as needed)
+    lane_width: float = 1.15
     row_gap: float = 0.26
-    wrap: int = 19  # characters per label line
+    wrap: int = 16  # characters per label line
 
     @classmethod
     def presenter(cls) -> Style:
@@ -48,7 +48,7 @@ def _esc(text: str) -> str:
 
 def wrap(text: str, width: int) -> list[str]:
     """Break a label into lines of about ``width`` characters, at spaces or after commas."""
-    words = text.replace(", ", ",\x00").replace(" ", " \x00").split("\x00")
+    words = text.replace(", ", ",\x00").replace(" ", " \x00").replace("(", "(\x00").split("\x00")
     lines = [""]
     for w in words:
         if lines[-1] and len(lines[-1]) + len(w.rstrip()) > width:
@@ -125,7 +125,7 @@ def to_dot(
         if what == "arrow":
             continue
         # A note row: the lane that fans out says the batch is parallel.
-        lane = "model" if what == "calls" else a.target
+        lane = "model" if what == "calls" else a.source
         caption = (
             f"one response · {a.batch_size} calls"
             if what == "calls"

@@ -62,9 +62,10 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server():
+def server(tmp_path_factory):
     port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    db = tmp_path_factory.mktemp("store") / "sessions.db"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "FLOWDEBUG_DB": str(db)}
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -129,11 +130,14 @@ def page(browser, server):
 
 
 def _wait_idle(page) -> None:
+    """Until the script run is over and no element is still a loading skeleton."""
     page.wait_for_timeout(300)
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " && !document.querySelector('[data-testid=\"stSkeleton\"]')",
+        timeout=30_000,
     )
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(500)
 
 
 def _graphs(page) -> dict[str, str]:
@@ -157,8 +161,13 @@ def test_weather_run_draws_every_protocols_cycle(page, server):
     _wait_idle(page)
     page.screenshot(path=str(SHOTS / "debugger-start.png"), full_page=True)
     status = page.locator("[data-testid='stAlert']").first
-    expected = ["the model is asked", "the model asked for 2 calls", "2 results, 1 failed",
-                "results sent", "the cycle is done"]
+    expected = [
+        "the model is asked",
+        "the model asked for 2 calls",
+        "2 results, 1 failed",
+        "results sent",
+        "the cycle is done",
+    ]
     for text in expected:
         step.click()
         status.filter(has_text=text).wait_for()
@@ -177,7 +186,9 @@ def test_weather_run_draws_every_protocols_cycle(page, server):
     page.screenshot(path=str(SHOTS / "debugger-done.png"), full_page=True)
 
 
-@pytest.mark.parametrize("slug", ["tools", "history", "protocols", "failures", "encodings"])
+@pytest.mark.parametrize(
+    "slug", ["tools", "history", "protocols", "failures", "compare", "sessions", "encodings"]
+)
 def test_every_page_renders(page, server, slug):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.goto(f"{server}/{slug}", wait_until="domcontentloaded")

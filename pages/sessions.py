@@ -1,0 +1,169 @@
+"""Sessions: every saved session — open, rename, duplicate, fork, delete — plus export of the
+current one and import of traces or any vendor payload."""
+
+import streamlit as st
+
+from flowdebug import exporting, importing, protocols
+from flowdebug.errors import FlowdebugError
+from pages import common
+
+common.sidebar()
+store = common.store()
+current = common.session()
+st.title("Sessions")
+st.caption(
+    "Every step is saved as it happens; a reload or a server restart reopens the session "
+    "named in the address bar. Keys are never saved."
+)
+common.show_error()
+
+
+def _act(action, done: str) -> None:
+    try:
+        action()
+        st.session_state.sessions_notice = done
+    except FlowdebugError as e:
+        st.session_state.fd_error = str(e)
+
+
+def _open(session_id: str) -> None:
+    _act(lambda: common.set_session(store.resume(session_id)), "Opened.")
+
+
+# -- saved sessions ---------------------------------------------------------------------------
+saved = store.list()
+if notice := st.session_state.pop("sessions_notice", None):
+    st.success(notice)
+st.dataframe(
+    [
+        {
+            "name": s.name,
+            "scenario": s.scenario or "—",
+            "step": s.step,
+            "status": s.status,
+            "messages": s.messages,
+            "forked from": s.parent or "",
+            "id": s.id,
+            "current": "●" if s.id == current.state.id else "",
+        }
+        for s in saved
+    ],
+    width="stretch",
+    hide_index=True,
+)
+ids = [s.id for s in saved]
+labels = {s.id: f"{s.name} · {s.scenario or 'custom'} · step {s.step} ({s.id})" for s in saved}
+if ids:
+    pick = st.selectbox(
+        "Session",
+        ids,
+        key="sess_pick",
+        format_func=labels.get,
+        index=ids.index(current.state.id) if current.state.id in ids else 0,
+    )
+    c = st.columns([1, 1, 1, 1])
+    if c[0].button("Open", key="sess_open", type="primary", width="stretch"):
+        _open(pick)
+        st.rerun()
+    if c[1].button("Duplicate", key="sess_dup", width="stretch"):
+        _act(lambda: store.duplicate(pick), "Duplicated.")
+        st.rerun()
+    if c[2].button(
+        "Delete",
+        key="sess_delete",
+        width="stretch",
+        disabled=pick == current.state.id,
+        help="The open session cannot be deleted; open another one first",
+    ):
+        _act(lambda: store.delete(pick), "Deleted.")
+        st.rerun()
+    with c[3].popover("Rename", width="stretch"):
+        new_name = st.text_input("New name", key="sess_new_name")
+        if st.button("Rename", key="sess_rename") and new_name.strip():
+            _act(lambda: store.rename(pick, new_name.strip()), "Renamed.")
+            st.rerun()
+    with st.expander("Fork the chosen session at a message"):
+        at = st.number_input("Keep messages up to (index)", 0, 10_000, 0, key="sess_fork_at")
+        if st.button("Fork and open", key="sess_fork"):
+
+            def fork() -> None:
+                state = store.fork(pick, int(at))
+                common.set_session(store.resume(state.id), parent=pick)
+
+            _act(fork, "Forked.")
+            st.rerun()
+
+# -- export -------------------------------------------------------------------------------------
+st.subheader("Export the open session")
+c = st.columns([2, 2, 1])
+fmt = c[0].selectbox(
+    "Format",
+    exporting.FORMATS,
+    key="exp_format",
+    format_func={
+        "trace": "Trace (JSON, reimportable)",
+        "request": "Request payload",
+        "mermaid": "Mermaid",
+        "svg": "SVG graph",
+        "dot": "DOT graph",
+        "snippet": "Python snippet (vendor SDK)",
+    }.get,
+)
+needs_protocol = fmt != "trace"
+names = (
+    ["anthropic", "openai-chat", "openai-responses", "gemini"]
+    if fmt == "snippet"
+    else list(protocols.PROTOCOLS)
+)
+protocol = c[1].selectbox(
+    "Protocol", names, key="exp_protocol", format_func=common.title, disabled=not needs_protocol
+)
+try:
+    out = exporting.export(current.state, fmt, protocol)
+    c[2].download_button(
+        "Download",
+        data=out.data,
+        file_name=out.filename,
+        mime=out.mime,
+        key="exp_download",
+        width="stretch",
+        on_click="ignore",
+    )
+    for w in out.warnings:
+        st.caption(f"⚠ {w}")
+    if fmt in ("snippet", "mermaid", "dot", "request", "trace") and isinstance(out.data, str):
+        with st.expander(f"Preview {out.filename}"):
+            st.code(
+                out.data[:20_000],
+                language="python"
+                if fmt == "snippet"
+                else "json"
+                if fmt in ("request", "trace")
+                else None,
+            )
+except FlowdebugError as e:
+    st.error(f"Cannot export as {fmt}: {e}")
+
+# -- import -------------------------------------------------------------------------------------
+st.subheader("Import")
+st.caption(
+    "A trace exported here, or any Anthropic / OpenAI / Gemini request or response, or "
+    "an MCP transcript. A bad file is refused with the JSON path at fault; nothing "
+    "changes."
+)
+pasted = st.text_area("Paste JSON", key="imp_text", height=150)
+uploaded = st.file_uploader("…or upload a file", type=["json"], key="imp_file")
+if st.button("Import as a new session", key="imp_go", type="primary"):
+    data = uploaded.getvalue() if uploaded is not None else pasted
+    if not data:
+        st.error("Paste JSON or choose a file first.")
+    else:
+        try:
+            imported = importing.import_session(data, store=store)
+            common.set_session(store.resume(imported.state.id))
+            st.session_state.sessions_notice = (
+                f"Imported {imported.source} as “{imported.name}” and opened it."
+            )
+            st.rerun()
+        except FlowdebugError as e:
+            st.error(f"Not imported: {e}")
