@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -69,6 +70,8 @@ def timed(fn, repeat: int) -> float:
 
 
 def litellm_peer(openai_messages: list, repeat: int) -> float | None:
+    # LiteLLM fetches a price list from the network at import unless told not to.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
         from litellm.litellm_core_utils.prompt_templates.factory import anthropic_messages_pt
     except Exception:

@@ -60,6 +60,8 @@ def _parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
 
 def _error_text(content: str) -> str | None:
     """The message of an error result encoded as ``{"error": "<text>"}``, else None."""
+    if not content.startswith("{") or '"error"' not in content:
+        return None  # most results: no need to parse them
     try:
         value = json.loads(content)
     except ValueError:
