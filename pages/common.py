@@ -20,6 +20,7 @@ from flowdebug.jobs import Job
 from flowdebug.player_choice import KINDS, PlayerChoice, make_player
 from flowdebug.players.live import LIVE_PROTOCOLS
 from flowdebug.redact import register_secret
+from flowdebug.render import Style
 from flowdebug.store import Store, open_store
 
 DEFAULT_SCENARIO = "weather"
@@ -178,6 +179,22 @@ def refresh_status() -> None:
     s = session()
     _status_slot.caption(
         f"Scenario **{s.state.scenario or 'custom'}** · step {s.state.step} · {s.state.status}"
+    )
+
+
+def graph_css(presenter_mode: bool) -> None:
+    """Let the graphs keep the type sizes they were laid out with.
+
+    Streamlit's graphviz container forces one small font size on every element inside it,
+    which shrinks our labels but not the room graphviz left for them.
+    """
+    style = Style.presenter() if presenter_mode else Style()
+    chart = "[data-testid='stGraphVizChart']"
+    st.markdown(
+        f"<style>{chart} svg .edge text {{font-size: {style.font}px !important;}}"
+        f" {chart} svg .node text, {chart} svg .graph > text "
+        f"{{font-size: {style.lane_font}px !important;}}</style>",
+        unsafe_allow_html=True,
     )
 
 

@@ -152,8 +152,11 @@ if isinstance(s.player, ManualPlayer) and state.next_phase == "request" and stat
 # -- the graphs -----------------------------------------------------------------------------
 chosen = common.chosen_protocols()
 # Two graphs a row on a laptop; one a row (big) for a projector.
-per_row = st.session_state.get("per_row", 1 if common.presenter() else min(2, len(chosen) or 1))
+# Graphs scale to their column, so type grows only with fewer graphs a row: two a row on a
+# laptop, one a row (and large type) for a projector.
+per_row = 1 if common.presenter() else st.session_state.get("per_row", min(2, len(chosen) or 1))
 show_all = st.session_state.get("show_all", False)
+common.graph_css(common.presenter())
 drawn = graphs(state, chosen, presenter=common.presenter(), window=None if show_all else 60)
 if not state.events:
     st.caption("Press **Step** to send the first request; arrows appear as the cycle runs.")
@@ -191,7 +194,15 @@ for row in range(0, len(drawn), per_row):
                 st.caption(f"{g.hidden} earlier events hidden — tick *Show the whole trace*.")
 
 with st.expander("Graph layout"):
-    st.slider("Graphs per row", 1, 5, key="per_row", value=per_row)
+    st.slider(
+        "Graphs per row",
+        1,
+        5,
+        key="per_row",
+        value=per_row,
+        disabled=common.presenter(),
+        help="Presenter mode shows one graph a row",
+    )
     st.checkbox("Show the whole trace (slow for long sessions)", key="show_all")
 
 # -- breakpoints ---------------------------------------------------------------------------

@@ -54,14 +54,9 @@ def response_to_events(response: dict[str, Any]) -> list[dict[str, Any]]:
                 ref = {"item_id": item["id"], **at}
                 for piece in fragments(item["arguments"]):
                     emit("response.function_call_arguments.delta", **ref, delta=piece)
-                # The SDK's ResponseFunctionCallArgumentsDoneEvent requires the name (the
-                # reference capture omits it; decoding accepts both).
-                emit(
-                    "response.function_call_arguments.done",
-                    **ref,
-                    arguments=item["arguments"],
-                    name=item["name"],
-                )
+                # As the reference capture and openai 3.54's event type: no name here (older
+                # SDKs had one; decoding accepts both).
+                emit("response.function_call_arguments.done", **ref, arguments=item["arguments"])
             case "message":
                 emit(
                     "response.output_item.added",

@@ -32,13 +32,13 @@ class Style:
     penwidth: float = 1.8
     lane_gap: float = 0.35  # inches between lane heads (labels widen it as needed)
     lane_width: float = 1.15
-    row_gap: float = 0.26
+    row_gap: float = 0.32
     wrap: int = 16  # characters per label line
 
     @classmethod
     def presenter(cls) -> Style:
         return cls(
-            font=22, lane_font=24, penwidth=3.0, lane_gap=1.4, lane_width=2.2, row_gap=0.34, wrap=20
+            font=22, lane_font=24, penwidth=3.0, lane_gap=1.4, lane_width=2.2, row_gap=0.42, wrap=20
         )
 
 

@@ -45,18 +45,8 @@ def ref(name: str) -> Any:
 
 
 def ref_stream() -> list[dict[str, Any]]:
-    """The reference stream, with the ``name`` the installed SDK requires on
-    ``function_call_arguments.done`` (the capture predates that field)."""
-    events = ref("stream.function_calls")
-    names = {
-        e["item"]["id"]: e["item"]["name"]
-        for e in events
-        if e["type"] == "response.output_item.added"
-    }
-    for e in events:
-        if e["type"] == "response.function_call_arguments.done":
-            e["name"] = names[e["item_id"]]
-    return events
+    """The reference stream, exactly as captured."""
+    return ref("stream.function_calls")
 
 
 def codes(converted: Any) -> list[str]:
