@@ -89,7 +89,7 @@ def litellm_peer(openai_messages: list, repeat: int) -> float | None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--messages", type=int, default=1000)
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=21)
     args = ap.parse_args()
     conv = history(args.messages)
     n = len(conv.messages)
