@@ -115,8 +115,9 @@ def decode(payload: Any, source: str | None = None) -> Decoded:
             raise CodecError(
                 "input",
                 "$",
-                "not a payload of any known protocol ("
-                f"{', '.join(protocols.PROTOCOLS)}); pass --from to say which",
+                "not a payload of any supported protocol ("
+                f"{', '.join(protocols.PROTOCOLS)}); if it is one of them, name it (--from on "
+                "the command line)",
             )
         source, kind = found
     else:

@@ -346,12 +346,16 @@ class Session:
         )
         n = len(batch.executions)
         for ex in batch.executions:
+            if ex.arguments is None:
+                continue  # refused by the runtime (or rejected): it never reached the tool
+            call = ex.call.model_copy(update={"arguments": ex.arguments, "raw_arguments": None})
+            edited = " (edited)" if ex.decision == "edit" else ""
             self._event(
                 "execution",
                 "dispatch",
                 "runtime",
                 "tool",
-                f"{ex.call.name}({_args(ex.call)})",
+                f"{ex.call.name}({_args(call)}){edited}",
                 call_id=ex.call.id,
                 tool=ex.call.name,
                 batch=s.round,
@@ -363,12 +367,13 @@ class Session:
             label = _short(r.text, 40)
             if r.is_error and not r.text.lower().startswith(r.error_type or "error"):
                 label = f"{r.error_type or 'error'}: {label}"
+            ran = ex.arguments is not None
             self._event(
                 "execution",
                 "result",
-                "tool",
+                "tool" if ran else "runtime",
                 "runtime",
-                label,
+                label if ran else f"{ex.call.name} not run — {label}",
                 call_id=r.call_id,
                 tool=ex.call.name,
                 batch=s.round,

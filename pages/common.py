@@ -24,11 +24,13 @@ from flowdebug.render import Style
 from flowdebug.store import Store, open_store
 
 DEFAULT_SCENARIO = "weather"
+# Presenter mode enlarges the reading text of the main area; headings, buttons and the
+# sidebar keep their sizes so nothing is cut off. Graphs get their own larger style.
 CSS_PRESENTER = """
 <style>
-  html, body, [class*="st-"] { font-size: 1.25rem; }
-  h1 { font-size: 3rem !important; } h2, h3 { font-size: 2rem !important; }
-  code, pre { font-size: 1.05rem !important; }
+  section.main p, section.main li, [data-testid="stMain"] p, [data-testid="stMain"] li,
+  [data-testid="stAlert"] p { font-size: 1.35rem !important; }
+  [data-testid="stMain"] code { font-size: 1.15rem !important; }
 </style>
 """
 
@@ -122,17 +124,42 @@ def title(name: str) -> str:
     return protocols.get(name).title
 
 
+# Sidebar widgets and their starting values. Streamlit forgets a widget's value when the
+# person switches pages, so each is kept in a shadow key and restored on every page.
+KEPT = {
+    "protocols": lambda: list(protocols.PROTOCOLS),
+    "presenter": lambda: False,
+    "player_kind": lambda: "scripted",
+    "live_protocol": lambda: "openai-chat",
+    "live_model": lambda: "",
+    "live_base_url": lambda: "",
+    "live_key": lambda: "",
+    "live_stream": lambda: False,
+}
+
+
+def _restore_sidebar() -> None:
+    for key, default in KEPT.items():
+        if key not in st.session_state:
+            st.session_state[key] = st.session_state.get(f"_kept_{key}", default())
+
+
+def _keep_sidebar() -> None:
+    for key in KEPT:
+        if key in st.session_state:
+            st.session_state[f"_kept_{key}"] = st.session_state[key]
+
+
 def sidebar() -> None:
-    """Controls every page shares: which protocols to show, presenter mode."""
+    """Controls every page shares: which protocols to show, presenter mode, the player.
+    Also keeps the open session's id in the address bar, so a reload reopens it."""
     # Again here, for a page opened by its own URL before app.py has ever run.
     st.set_page_config(page_title="flowdebug", page_icon="🔁", layout="wide")
+    _restore_sidebar()
+    st.query_params["session"] = session().state.id
     with st.sidebar:
         st.multiselect(
-            "Protocols shown",
-            list(protocols.PROTOCOLS),
-            default=list(protocols.PROTOCOLS),
-            format_func=title,
-            key="protocols",
+            "Protocols shown", list(protocols.PROTOCOLS), format_func=title, key="protocols"
         )
         st.toggle("Presenter mode (large type)", key="presenter")
         with st.expander("Who plays the model", expanded=False):
@@ -164,6 +191,7 @@ def sidebar() -> None:
         global _status_slot
         _status_slot = st.empty()
         refresh_status()
+    _keep_sidebar()
     if presenter():
         st.markdown(CSS_PRESENTER, unsafe_allow_html=True)
 

@@ -20,7 +20,8 @@ names = scenarios.names()
 
 
 def _on_scenario() -> None:
-    common.load_scenario(st.session_state.scenario)
+    if st.session_state.scenario:
+        common.load_scenario(st.session_state.scenario)
 
 
 def _undo() -> None:
@@ -31,22 +32,36 @@ def _undo() -> None:
 
 
 def _reset() -> None:
-    common.load_scenario(st.session_state.get("scenario") or common.DEFAULT_SCENARIO)
+    session = common.session()
+    if session.state.scenario:
+        common.load_scenario(session.state.scenario)
+    else:  # an imported session goes back to how it was imported
+        session.undo_to(0)
 
 
 st.title("Debugger")
 top = st.columns([3, 1, 1, 1, 1, 1])
-current = s.state.scenario if s.state.scenario in names else names[0]
+CUSTOM = ""  # an imported or hand-made session has no scenario to reload
+current = s.state.scenario if s.state.scenario in names else CUSTOM
+options = names if current else [CUSTOM, *names]
+if st.session_state.get("scenario") != current:  # another session was opened elsewhere
+    st.session_state.scenario = current
 top[0].selectbox(
     "Scenario",
-    names,
-    index=names.index(current),
+    options,
     key="scenario",
     on_change=_on_scenario,
-    format_func=lambda n: f"{n} — {scenarios.load(n).title}",
+    format_func=lambda n: f"{n} — {scenarios.load(n).title}" if n else "(imported session)",
 )
+over = s.done  # a finished or halted cycle: stepping on makes no sense until undo/reset
 step = top[1].button(
-    "Step", key="step", type="primary", shortcut="N", help="Run one phase (N)", width="stretch"
+    "Step",
+    key="step",
+    type="primary",
+    shortcut="N",
+    help="Run one phase (N)",
+    width="stretch",
+    disabled=over,
 )
 turn = top[2].button(
     "Step turn",
@@ -54,6 +69,7 @@ turn = top[2].button(
     shortcut="T",
     help="Run one model turn and its execution (T)",
     width="stretch",
+    disabled=over,
 )
 run = top[3].button(
     "Run",
@@ -61,6 +77,7 @@ run = top[3].button(
     shortcut="G",
     help="Run to the end, a breakpoint or an approval (G)",
     width="stretch",
+    disabled=over,
 )
 top[4].button(
     "Undo", key="undo", shortcut="U", on_click=_undo, help="Go back one step (U)", width="stretch"
@@ -83,18 +100,29 @@ state = s.state
 phase = phase_now(state)
 meaning, fields = explain(phase, common.chosen_protocols())
 status_icon = {"finished": "✅", "halted": "🛑", "awaiting_approval": "✋"}.get(state.status, "▶️")
+upcoming = "" if s.done or not state.events else f" · next: {PHASE_TITLES[state.next_phase]}"
 st.markdown(
-    f"### {PHASE_TITLES[phase]} &nbsp; <small>step {state.step} · round {state.round}</small>",
+    f"### {PHASE_TITLES[phase]} &nbsp; <small>step {state.step} · round {state.round}"
+    f"{upcoming}</small>",
     unsafe_allow_html=True,
 )
 st.info(f"{status_icon} {state.status_text}")
+if s.done:
+    st.caption("The cycle is over: Undo, edit the history, or Reset to go again.")
 with st.expander("What happens in this phase, protocol by protocol", expanded=common.presenter()):
     st.write(meaning)
     for name, text in fields.items():
         st.markdown(f"- **{common.title(name)}** — {text}")
 
 # -- a person's decisions -------------------------------------------------------------------
-if state.status == "awaiting_approval":
+waiting = [
+    c
+    for c in (s.conversation.messages[-1].tool_calls if s.conversation.messages else [])
+    if c.id not in state.decisions
+    and (entry := s.state.toolset.get(c.name)) is not None
+    and entry.tool.destructive
+]
+if state.status == "awaiting_approval" and waiting:
     st.warning("A destructive tool waits for your decision.")
     for call in s.conversation.messages[-1].tool_calls:
         if call.id in state.decisions or not s.state.toolset.get(call.name):

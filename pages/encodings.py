@@ -1,15 +1,17 @@
-"""One tool-calling cycle in all five wire encodings, side by side."""
+"""One tool-calling cycle in every chosen wire encoding, side by side."""
 
 import json
 from pathlib import Path
 
 import streamlit as st
 
-from flowdebug import protocols
 from flowdebug.encodings import encode_all, turns
 from flowdebug.model import Conversation
+from pages import common
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_tools" / "weather_conversation.json"
+
+common.sidebar()
 
 
 @st.cache_data
@@ -18,29 +20,39 @@ def _sample() -> Conversation:
 
 
 @st.cache_data
-def _payloads(conv_json: str) -> dict:
-    return encode_all(Conversation.model_validate_json(conv_json))
+def _payloads(conv_json: str, names: tuple[str, ...]) -> dict:
+    return encode_all(Conversation.model_validate_json(conv_json), list(names))
 
 
 conv = _sample()
-st.title("One cycle, five encodings")
+st.title("One cycle, every encoding")
 st.caption(
     "The weather scenario: one `get_weather` tool, two parallel calls (Paris, Tokyo), the "
     "Tokyo call times out, the model answers. Each column is what that protocol puts on the "
-    "wire for the same step."
+    "wire for the same step. Choose the protocols in the sidebar."
 )
-payloads = _payloads(conv.model_dump_json())
-labels = [p.label for p in payloads[next(iter(payloads))]]
-n_turns = len(turns(conv))
+chosen = tuple(common.chosen_protocols())
+if not chosen:
+    st.info("Choose at least one protocol in the sidebar.")
+    st.stop()
+payloads = _payloads(conv.model_dump_json(), chosen)
+labels = [p.label for p in payloads[chosen[0]]]
 st.markdown(
-    f"**{len(conv.tools)} tool · {len(conv.messages)} messages · {n_turns} model turns** — "
-    "declaration → request → execution → continuation"
+    f"**{len(conv.tools)} tool · {len(conv.messages)} messages · {len(turns(conv))} model "
+    "turns** — declaration → request → execution → continuation"
 )
+per_row = 1 if common.presenter() else min(3, len(chosen))
 for tab, label in zip(st.tabs(labels), labels, strict=True):
     with tab:
-        for col, (name, items) in zip(st.columns(len(payloads)), payloads.items(), strict=True):
-            item = next(p for p in items if p.label == label)
-            col.markdown(f"#### {protocols.get(name).title}")
-            col.code(json.dumps(item.value, indent=2, ensure_ascii=False), language="json")
-            for w in item.warnings:
-                col.caption(f"⚠ {w.path}: {w.message}")
+        for start in range(0, len(chosen), per_row):
+            row = chosen[start : start + per_row]
+            for col, name in zip(st.columns(per_row), row, strict=False):
+                item = next(p for p in payloads[name] if p.label == label)
+                col.markdown(f"##### {common.title(name)}")
+                col.code(
+                    json.dumps(item.value, indent=2, ensure_ascii=False),
+                    language="json",
+                    wrap_lines=True,
+                )
+                for w in item.warnings:
+                    col.caption(f"⚠ {w.path}: {w.message}")

@@ -41,7 +41,14 @@ def _toolset():
 
 
 def _form_from_widgets() -> ToolForm:
-    return ToolForm(**{name: st.session_state[key] for name, key in FORM_KEYS.items()})
+    """The form as typed. Streamlit forgets widgets it did not draw on the last run (the
+    fields of another handler kind): those come from the tool being edited, or the blanks."""
+    picked = st.session_state.get("tool_pick")
+    entry = _toolset().get(picked) if picked and picked != NEW else None
+    base = ToolForm.from_entry(entry) if entry is not None else ToolForm()
+    return ToolForm(
+        **{name: st.session_state.get(key, getattr(base, name)) for name, key in FORM_KEYS.items()}
+    )
 
 
 def _commit(change, notice: str, where: str) -> bool:

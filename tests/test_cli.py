@@ -124,7 +124,7 @@ def test_convert_unknown_payload_exits_2(capsys, monkeypatch):
         capsys, "convert", "-", "--to", "mcp", stdin='{"hello": "world"}', monkeypatch=monkeypatch
     )
     assert code == 2
-    assert "not a payload of any known protocol" in err
+    assert "not a payload of any supported protocol" in err
 
 
 @pytest.mark.parametrize(

@@ -118,7 +118,7 @@ BAD = [
     (b"\xff\xfe{}", "$", "not UTF-8"),
     ('{"messages": [', "$", "line 1 column 15"),
     ('{"a": 1}\n{"b": \n', "$", "line 2"),
-    ("[1, 2]", "$", "not a payload of any known protocol"),
+    ("[1, 2]", "$", "not a payload of any supported protocol"),
     ('{"format": "flowdebug.trace/2"}', "$.format", "unknown trace version"),
     ('{"format": "flowdebug.trace/1"}', "$.conversation", "valid dictionary"),
     (

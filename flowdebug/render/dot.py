@@ -9,6 +9,7 @@ point right. Calls of one parallel batch sit in a labelled cluster so they read 
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 
 from flowdebug.trace import LANES, Arrow, Lane
@@ -48,7 +49,14 @@ def _esc(text: str) -> str:
 
 def wrap(text: str, width: int) -> list[str]:
     """Break a label into lines of about ``width`` characters, at spaces or after commas."""
-    words = text.replace(", ", ",\x00").replace(" ", " \x00").replace("(", "(\x00").split("\x00")
+    # Break after a space or an opening parenthesis; a lone separator ("·", "—") stays on the
+    # line before it.
+    words: list[str] = []
+    for w in re.findall(r"[^ (]*\(|[^ (]+ *| +", text):
+        if words and w.strip() in ("·", "—", "→", ""):
+            words[-1] += w
+        else:
+            words.append(w)
     lines = [""]
     for w in words:
         if lines[-1] and len(lines[-1]) + len(w.rstrip()) > width:
@@ -57,7 +65,7 @@ def wrap(text: str, width: int) -> list[str]:
     out = []
     for line in lines:  # a single word longer than the width is cut
         line = line.strip()
-        while len(line) > width + 6:
+        while len(line) > width + 8:
             out.append(line[:width])
             line = line[width:]
         out.append(line)
@@ -85,7 +93,8 @@ def _rows(arrows: list[Arrow]) -> list[tuple[str, Arrow]]:
         if group and a.batch_size > 1 and (a.batch, group) not in seen:
             seen.add((a.batch, group))
             rows.append((group, a))
-        rows.append(("arrow", a))
+        # Something a lane does by itself (the runtime refusing a call) is a note on it.
+        rows.append(("self" if a.source == a.target else "arrow", a))
     return rows
 
 
@@ -123,6 +132,15 @@ def to_dot(
         names = "; ".join(f'"r{r}_{lane}"' for lane in lanes)
         out.append(f"  {{rank=same; {names}}}")
         if what == "arrow":
+            continue
+        if what == "self":
+            color = ERROR_COLOR if a.error else PHASE_COLORS[a.phase]
+            text = "<BR/>".join(_esc(line) for line in wrap(a.label, style.wrap + 6))
+            out.append(
+                f'  "r{r}_{a.source}" [shape=box style="rounded,filled" fillcolor="#fff5f5" '
+                f'color="{color}" fontname="Helvetica" fontsize={style.font} '
+                f'fontcolor="{color}" label=<{text}>];'
+            )
             continue
         # A note row: the lane that fans out says the batch is parallel.
         lane = "model" if what == "calls" else a.source

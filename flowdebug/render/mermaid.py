@@ -37,6 +37,8 @@ def to_mermaid(arrows: list[Arrow], lanes: list[Lane], title: str = "") -> str:
         reply = a.kind in ("result", "tool_call", "final_answer", "text")
         arrow = "--)" if a.error else ("-->>" if reply else "->>")
         line = f"    {a.source}{arrow}{a.target}: {_text(a.label)}"
+        if a.source == a.target:  # the lane acting alone, e.g. the runtime refusing a call
+            line = f"    Note over {a.source}: {_text(a.label)}"
         if a.error:
             lines += ["    rect rgb(255, 220, 220)", "    " + line, "    end"]
         else:

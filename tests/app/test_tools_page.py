@@ -140,3 +140,15 @@ def test_lint_findings_appear_beside_each_tool(at):
 def test_undo_with_nothing_to_undo_says_so(at):
     at.button(key="tools_undo").click().run()
     assert errors(at) == ["Nothing changed — nothing to undo"]
+
+
+def test_changing_the_handler_kind_and_saving_works_after_a_rerun():
+    from streamlit.testing.v1 import AppTest
+
+    app = AppTest.from_file(str(PAGE), default_timeout=60)
+    app.run()
+    app.selectbox(key="tool_handler_kind").set_value("fixed").run()
+    app.button(key="tool_save").click().run()
+    assert not app.exception
+    entry = app.session_state.fd_session.state.toolset.get("get_weather")
+    assert entry.handler.kind == "fixed"
