@@ -66,6 +66,9 @@ def server(tmp_path_factory):
     port = _free_port()
     db = tmp_path_factory.mktemp("store") / "sessions.db"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "FLOWDEBUG_DB": str(db)}
+    # The server's output goes to a file: an unread pipe fills up and blocks the server.
+    log = db.parent / "streamlit.log"
+    out = log.open("wb")
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -84,7 +87,7 @@ def server(tmp_path_factory):
         ],
         cwd=ROOT,
         env=env,
-        stdout=subprocess.PIPE,
+        stdout=out,
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
@@ -99,8 +102,7 @@ def server(tmp_path_factory):
     else:
         proc.kill()
         raise RuntimeError(
-            "streamlit did not become healthy: "
-            + proc.stdout.read().decode(errors="replace")[-2000:]
+            "streamlit did not become healthy: " + log.read_text(errors="replace")[-2000:]
         )
     yield url
     proc.terminate()
@@ -108,6 +110,7 @@ def server(tmp_path_factory):
         proc.wait(10)
     except subprocess.TimeoutExpired:
         proc.kill()
+    out.close()
 
 
 @pytest.fixture(scope="module")
