@@ -142,10 +142,18 @@ if state.status == "awaiting_approval" and waiting:
                 st.rerun()
             if e.button("Run edited", key=f"edit_{call.id}"):
                 try:
-                    s.decide(call.id, Edit(arguments=json.loads(args)))
-                    st.rerun()
-                except (ValueError, FlowdebugError) as err:
-                    st.error(f"Arguments not changed: {err}")
+                    edited = json.loads(args)
+                except json.JSONDecodeError as err:
+                    st.error(
+                        f"Arguments not changed: not valid JSON: {err.msg} at line "
+                        f"{err.lineno} column {err.colno}"
+                    )
+                else:
+                    try:
+                        s.decide(call.id, Edit(arguments=edited))
+                        st.rerun()
+                    except (ValueError, FlowdebugError) as err:
+                        st.error(f"Arguments not changed: {err}")
             if r.button("Reject", key=f"reject_{call.id}"):
                 s.decide(call.id, Reject(reason="rejected in the debugger"))
                 st.rerun()

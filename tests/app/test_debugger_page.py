@@ -161,3 +161,12 @@ def test_live_player_through_the_emulator_records_the_wire_and_never_the_key(at)
             "Weather in Paris and Tokyo?"
         )
         assert key not in s.state.model_dump_json()
+
+
+def test_run_edited_with_bad_json_says_why_and_decides_nothing(at):
+    at.selectbox(key="scenario").select("destructive").run()
+    at.button(key="run").click().run()
+    at.text_area(key="args_call_2").set_value('{"task_id": ').run()
+    at.button(key="edit_call_2").click().run()
+    assert "not valid JSON" in at.error[0].value
+    assert session(at).state.decisions == {}
