@@ -120,7 +120,12 @@ for i in range(n_variants):
     variants.append(ToolVariant(label=chr(65 + i), description=text))
 runs = int(st.number_input("Runs per variant (K)", 1, 50, 5, key="ab_runs"))
 which = st.selectbox(
-    "Player", range(len(choices)), key="ab_player", format_func=lambda i: choices[i].label()
+    "Player",
+    range(len(choices)),
+    key="ab_player",
+    format_func=lambda i: (
+        f"{choices[i].protocol} @ offline emulator" if offline else choices[i].label()
+    ),
 )
 keyword = ""
 if offline:

@@ -153,8 +153,15 @@ else:
     st.table(table.style.apply(_highlight("problem", bad), axis=1), hide_index=True)
 for line in problems:
     st.error(line, icon="🔗")
+pending = [p for p in pairs if p.result_message is None and p.problem is None]
 if pairs and not problems:
-    st.write("✅ Every call has exactly one result, in the next message.")
+    if pending:
+        st.write(
+            f"✅ Every answered call has exactly one result, in the next message; "
+            f"{len(pending)} call(s) in the last message are not executed yet."
+        )
+    else:
+        st.write("✅ Every call has exactly one result, in the next message.")
 st.subheader("Protocol linter")
 chosen = common.chosen_protocols()
 findings = finding_rows(lint_conversation(conv, chosen))
