@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from flowdebug import protocols
-from flowdebug.errors import CodecError, UsageError
+from flowdebug.errors import CodecError, UsageError, validation_path
 from flowdebug.model import Conversation, Message, ModelResponse, dump
 from flowdebug.protocols.base import ConversionWarning
 
@@ -48,26 +48,12 @@ def load_json(text: str, source: str = "input") -> Any:
         ) from None
 
 
-def _json_path(loc: tuple[Any, ...]) -> str:
-    path = "$"
-    for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return path
-
-
 def _decode_canonical(payload: Any) -> Decoded:
     try:
         conv = Conversation.model_validate(payload)
     except ValidationError as e:
         err = e.errors()[0]
-        # pydantic puts the union tag into the location (parts.1.tool_call.id): drop it.
-        kinds = {"text", "thinking", "image", "tool_call", "tool_result", "str", "list[...]"}
-        loc = tuple(
-            p
-            for i, p in enumerate(err["loc"])
-            if not (p in kinds and i and isinstance(err["loc"][i - 1], int))
-        )
-        raise CodecError(CANONICAL, _json_path(loc), err["msg"]) from None
+        raise CodecError(CANONICAL, validation_path(err["loc"]), err["msg"]) from None
     return Decoded(CANONICAL, "request", conversation=conv)
 
 

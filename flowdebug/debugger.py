@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError
 
-from flowdebug.errors import FlowdebugError, UsageError
+from flowdebug.errors import FlowdebugError, UsageError, validation_path
 from flowdebug.faults import (
     Fault,
     apply_protocol_faults,
@@ -28,10 +28,10 @@ from flowdebug.faults import (
     first_call_number,
 )
 from flowdebug.handlers import Toolset
-from flowdebug.model import PARTS, Conversation, Message, Text, ToolCall
+from flowdebug.model import PARTS, Conversation, Message, ToolCall
 from flowdebug.players.base import Player, WireExchange
 from flowdebug.runtime import Decision, Execution, Policy, Runtime, needs_approval
-from flowdebug.trace import Phase, TraceEvent
+from flowdebug.trace import Phase, TraceEvent, shorten
 
 Status = Literal["ready", "awaiting_approval", "finished", "halted"]
 NextPhase = Literal["declaration", "request", "execution", "continuation"]
@@ -579,8 +579,7 @@ def _event_within(e: TraceEvent, state: SessionState, msg: int) -> bool:
 
 
 def _short(text: str, n: int = 48) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1] + "…"
+    return shorten(text, n)
 
 
 def _args(call: ToolCall) -> str:
@@ -625,14 +624,7 @@ def _check_unicode(raw: Any, where: str) -> None:
 
 def _pydantic_reason(e: ValidationError, where: str) -> str:
     err = e.errors()[0]
-    kinds = {"text", "thinking", "image", "tool_call", "tool_result"}
-    loc = [
-        p
-        for i, p in enumerate(err["loc"])
-        if not (p in kinds and (i == 0 or isinstance(err["loc"][i - 1], int)))
-    ]
-    path = where + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
-    return f"{path}: {err['msg']}"
+    return f"{validation_path(err['loc'], where)}: {err['msg']}"
 
 
 def _parse_part(data: str | dict[str, Any], where: str) -> Any:
@@ -669,7 +661,3 @@ def _check_role(role: str, part: Any, where: str) -> None:
         raise EditError(f"{where}: thinking belongs in an assistant message, not {role}")
     if role == "tool" and kind != "tool_result":
         raise EditError(f"{where}: a tool message holds only tool_result parts")
-
-
-def text_message(role: str, text: str) -> Message:
-    return Message(role=role, parts=[Text(text=text)])

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flowdebug import protocols
+from flowdebug.convert import response_from_message
 from flowdebug.model import Conversation, ModelResponse
 from flowdebug.protocols.base import ConversionWarning
 
@@ -40,12 +41,11 @@ def turns(conv: Conversation) -> list[Turn]:
     for i, message in enumerate(conv.messages):
         if message.role != "assistant":
             continue
-        stop = "tool_use" if message.tool_calls else "end_turn"
         out.append(
             Turn(
                 number=len(out) + 1,
                 request=conv.model_copy(update={"messages": conv.messages[:i]}),
-                response=ModelResponse(message=message, stop_reason=stop),
+                response=response_from_message(message),
             )
         )
     return out

@@ -2,6 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+
+def json_path(loc: Iterable[Any], root: str = "$") -> str:
+    """A location (keys and indexes) as a JSON path: ``$.messages[2].parts[0]``."""
+    return root + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
+
+
+# The tags pydantic inserts into an error location after a list index of a union of parts
+# (messages.1.parts.0.tool_call.id), which a person's JSON never contains.
+_PART_TAGS = {"text", "thinking", "image", "tool_call", "tool_result", "str", "list[...]"}
+
+
+def validation_path(loc: Sequence[Any], root: str = "$") -> str:
+    """pydantic's error location as the JSON path a person wrote, union tags left out."""
+    kept = [
+        p
+        for i, p in enumerate(loc)
+        if not (p in _PART_TAGS and (i == 0 or isinstance(loc[i - 1], int)))
+    ]
+    return json_path(kept, root)
+
 
 class FlowdebugError(Exception):
     """Base of every error flowdebug raises on purpose."""

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from flowdebug.convert import check_text, decode
 from flowdebug.debugger import SessionState, next_phase_for
-from flowdebug.errors import CodecError, FlowdebugError
+from flowdebug.errors import CodecError, FlowdebugError, json_path
 from flowdebug.handlers import FixedHandler, ToolEntry, Toolset
 from flowdebug.model import Conversation
 from flowdebug.protocols.base import ConversionWarning
@@ -48,10 +48,6 @@ class Imported:
     source: str  # "flowdebug.trace", "canonical" or a protocol name
     kind: str  # "trace", "request", "response", "stream", or an MCP kind
     warnings: list[ConversionWarning] = field(default_factory=list)
-
-
-def _path(loc: tuple[Any, ...] | list[Any]) -> str:
-    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
 
 
 def parse(data: str | bytes | bytearray) -> Any:
@@ -125,7 +121,7 @@ def _validate(model: Any, value: Any, where: tuple[Any, ...]) -> Any:
     except ValidationError as e:
         err = e.errors()[0]
         msg = err["msg"].removeprefix("Value error, ")
-        raise CodecError(TRACE, _path((*where, *_drop_tags(err["loc"]))), msg) from None
+        raise CodecError(TRACE, json_path((*where, *_drop_tags(err["loc"]))), msg) from None
 
 
 def _drop_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:

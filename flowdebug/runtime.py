@@ -36,6 +36,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import Field, JsonValue
 
+from flowdebug.errors import json_path
 from flowdebug.faults import Fault, execution_fault
 from flowdebug.handlers import Handler, Outcome, ToolContext, Toolset, exception_outcome
 from flowdebug.model import Message, ToolCall, ToolResult, _Model
@@ -127,7 +128,7 @@ def argument_errors(schema: dict[str, Any], arguments: Any) -> list[str]:
         validator.iter_errors(arguments),
         key=lambda e: ([str(p) for p in e.absolute_path], e.message),
     )
-    return [f"{_json_path(e.absolute_path)}: {e.message}" for e in errors]
+    return [f"{json_path(e.absolute_path, 'arguments')}: {e.message}" for e in errors]
 
 
 @lru_cache(maxsize=512)
@@ -135,10 +136,6 @@ def _validator(schema_json: str) -> Draft202012Validator:
     schema = json.loads(schema_json)
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
-
-
-def _json_path(path: Sequence[Any]) -> str:
-    return "arguments" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
 
 
 def unknown_tool_text(name: str, known: Sequence[str]) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from flowdebug.errors import CodecError, UsageError
+from flowdebug.errors import CodecError, UsageError, json_path
 from flowdebug.faults import Fault, parse_fault
 from flowdebug.handlers import ToolEntry, Toolset
 from flowdebug.mcp_spec import McpServerSpec
@@ -82,7 +82,7 @@ def _from_file(path: Path) -> Scenario:
         return Scenario.model_validate(data)
     except ValidationError as e:
         err = e.errors()[0]
-        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
+        where = json_path(err["loc"])
         raise CodecError("scenario", where, f"{path.name}: {err['msg']}") from None
 
 

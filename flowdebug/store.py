@@ -34,7 +34,7 @@ import pydantic_core
 from pydantic import BaseModel, ValidationError
 
 from flowdebug.debugger import SessionState
-from flowdebug.errors import UsageError
+from flowdebug.errors import UsageError, json_path
 from flowdebug.redact import redact_json_text, secret_values
 from flowdebug.store_db import StoreError, Tx, default_path, migrate, open_database
 
@@ -318,7 +318,7 @@ class Store:
             state = SessionState.model_validate_json(_assemble(row[0], row[1], bodies))
         except ValidationError as e:
             err = e.errors()[0]
-            path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
+            path = json_path(err["loc"])
             raise StoreError(
                 f"saved session {session_id!r} cannot be read ({path}: {err['msg']}); "
                 "it was written by another flowdebug version or edited by hand"

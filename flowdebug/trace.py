@@ -85,7 +85,8 @@ def _plural(n: object, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _short(text: str, n: int = 28) -> str:
+def shorten(text: str, n: int = 28) -> str:
+    """``text`` on one line, cut to ``n`` characters with an ellipsis."""
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1] + "…"
 
@@ -93,7 +94,7 @@ def _short(text: str, n: int = 28) -> str:
 def _args(data: dict[str, Any]) -> str:
     args = data.get("arguments") or {}
     inner = ", ".join(f"{k}={v}" for k, v in args.items()) if isinstance(args, dict) else ""
-    return _short(inner, 30)
+    return shorten(inner, 30)
 
 
 def _model_label(protocol: str, e: TraceEvent) -> str:
@@ -152,18 +153,18 @@ def _wire_label(e: TraceEvent, wire: dict[str, Any]) -> str:
     error = wire.get("error")
     match wire.get("outcome"):
         case "protocol" if isinstance(error, dict):
-            return f"JSON-RPC error {error.get('code')} · {_short(str(error.get('message')), 30)}"
+            return f"JSON-RPC error {error.get('code')} · {shorten(str(error.get('message')), 30)}"
         case "protocol":
             return "invalid CallToolResult"
         case "tool_error":
-            return f"CallToolResult isError:true · {_short(e.label, 30)}"
+            return f"CallToolResult isError:true · {shorten(e.label, 30)}"
         case "timeout":
             return "no response · notifications/cancelled"
         case "mcp_crash":
             return "connection closed: the server died"
         case "mcp_connect":
             return "server unreachable"
-    return f"CallToolResult · {_short(e.label, 30)}"
+    return f"CallToolResult · {shorten(e.label, 30)}"
 
 
 def _tool_label(protocol: str, e: TraceEvent) -> str:
@@ -178,8 +179,8 @@ def _tool_label(protocol: str, e: TraceEvent) -> str:
         if e.error_type in ("unknown_tool", "protocol"):
             return f"JSON-RPC error -32602 ({e.error_type})"
         if e.error:
-            return f"CallToolResult isError:true · {_short(e.label, 30)}"
-        return f"CallToolResult · {_short(e.label, 30)}"
+            return f"CallToolResult isError:true · {shorten(e.label, 30)}"
+        return f"CallToolResult · {shorten(e.label, 30)}"
     return e.label
 
 

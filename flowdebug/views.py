@@ -3,14 +3,12 @@ payload diffs. Pages call these and render the result."""
 
 from __future__ import annotations
 
-import difflib
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 
 from flowdebug import protocols
 from flowdebug.debugger import Session, SessionState
-from flowdebug.encodings import Payload, Turn, encode_turn, turns
+from flowdebug.encodings import Turn, turns
 from flowdebug.model import Conversation, Message, ModelResponse
 from flowdebug.render import Style, to_dot, to_mermaid
 from flowdebug.trace import PHASES, Arrow, lanes, sequence
@@ -226,22 +224,6 @@ def current_turn(conv: Conversation) -> Turn:
     return Turn(len(all_turns) + 1, conv, pending)
 
 
-def step_payloads(conv: Conversation, protocol: str) -> list[Payload]:
-    """The request, response and stream of the current step in ``protocol``."""
-    turn = current_turn(conv)
-    items = encode_turn(turn, protocol)
-    if not turn.response.message.parts:
-        return items[:1]
-    return items
-
-
-def payload_diff(before: object, after: object) -> str:
-    """A unified diff of two payloads' pretty JSON ('' when equal)."""
-    a = json.dumps(before, indent=2, ensure_ascii=False).splitlines()
-    b = json.dumps(after, indent=2, ensure_ascii=False).splitlines()
-    return "\n".join(difflib.unified_diff(a, b, "previous step", "this step", lineterm="", n=2))
-
-
 def previous_state(session: Session) -> SessionState | None:
     return session.undo_stack[-1] if session.undo_stack else None
 
@@ -255,8 +237,6 @@ __all__ = [
     "explain",
     "graphs",
     "pairing",
-    "payload_diff",
     "phase_now",
     "previous_state",
-    "step_payloads",
 ]

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from flowdebug.errors import CodecError
+from flowdebug.errors import CodecError, json_path
 from flowdebug.model import (
     Conversation,
     Message,
@@ -396,5 +396,5 @@ def _validated(model: Any, data: Raw) -> Any:
         return model.model_validate(data)
     except ValidationError as e:
         err = e.errors()[0]
-        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
+        where = json_path(err["loc"])
         raise CodecError(PROTOCOL, where, f"not a valid canonical value: {err['msg']}") from None
