@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from flowdebug import protocols
-from flowdebug.model import Conversation, Message, Text, ToolCall, ToolResult
+from flowdebug.model import Conversation, Message, Text, ToolCall, ToolResult, dump
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_tools" / "weather_conversation.json"
 
@@ -101,22 +101,27 @@ def main() -> None:
         dec = timed(lambda c=codec, p=payload: c.decode_request(p), args.repeat)
         print(f"{name:18} {n / enc:14,.0f} {n / dec:14,.0f}")
 
-    chat = protocols.get("openai-chat").encode_request(conv).value["messages"]
+    chat_codec, anthropic = protocols.get("openai-chat"), protocols.get("anthropic")
+    chat = chat_codec.encode_request(conv).value["messages"]
+    body = {"model": "gpt-4.1", "messages": chat}
+    decoded = chat_codec.decode_request(body).value
     ours = timed(
-        lambda: protocols.get("anthropic").encode_request(
-            protocols.get("openai-chat")
-            .decode_request({"model": "gpt-4.1", "messages": chat})
-            .value
-        ),
-        args.repeat,
+        lambda: anthropic.encode_request(chat_codec.decode_request(body).value), args.repeat
     )
+    # The floor of any conversion through the canonical model: building its pydantic objects
+    # for this history from plain data, with no wire parsing and no encoding at all.
+    plain = dump(decoded)
+    floor = timed(lambda: Conversation.model_validate(plain), args.repeat)
     print(f"\nOpenAI Chat → Anthropic messages, {len(chat)} OpenAI messages:")
-    print(f"  flowdebug (decode + encode): {len(chat) / ours:12,.0f} msg/s")
+    print(f"  flowdebug (decode + encode): {len(chat) / ours:12,.0f} msg/s  {ours * 1e3:5.2f} ms")
+    print(f"    of which canonical objects alone: {floor * 1e3:5.2f} ms")
     peer = litellm_peer(chat, args.repeat)
     if peer is None:
         print("  litellm: not installed (pip install litellm into the venv to compare)")
     else:
-        print(f"  litellm anthropic_messages_pt: {len(chat) / peer:8,.0f} msg/s")
+        print(
+            f"  litellm anthropic_messages_pt: {len(chat) / peer:8,.0f} msg/s  {peer * 1e3:5.2f} ms"
+        )
         print(f"  ratio flowdebug / litellm: {peer / ours:.2f}x")
 
 

@@ -183,7 +183,8 @@ def encode_part(part: Part, path: str, w: Warnings, names: Renamer) -> dict[str,
                 block["is_error"] = True
         case _:
             assert_never(part)
-    return with_extra(block, own(part.provider_details, w, path))
+    details = part.provider_details
+    return with_extra(block, own(details, w, path)) if details else block
 
 
 def encode_blocks(msg: Message, path: str, w: Warnings, names: Renamer) -> list[Any]:

@@ -6,6 +6,7 @@ exposes one ``CODEC`` object satisfying :class:`Codec`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -121,6 +122,7 @@ def _digest(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:8]
 
 
+@functools.lru_cache(maxsize=4096)  # pure, and called for every call and result
 def safe_name(protocol: str, name: str) -> str:
     """``name`` if the protocol accepts it, else a deterministic legal rewrite.
 
@@ -141,6 +143,7 @@ def safe_name(protocol: str, name: str) -> str:
     return cleaned
 
 
+@functools.lru_cache(maxsize=4096)
 def safe_call_id(protocol: str, call_id: str) -> str:
     """``call_id`` if the protocol accepts it, else a deterministic legal rewrite."""
     if ID_RULES[protocol].match(call_id):
