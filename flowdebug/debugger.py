@@ -28,10 +28,10 @@ from flowdebug.faults import (
     first_call_number,
 )
 from flowdebug.handlers import Toolset
-from flowdebug.model import PARTS, Conversation, Message, ToolCall
+from flowdebug.model import PARTS, Conversation, Message
 from flowdebug.players.base import Player, WireExchange
 from flowdebug.runtime import Decision, Execution, Policy, Runtime, needs_approval
-from flowdebug.trace import Phase, TraceEvent, shorten
+from flowdebug.trace import Phase, TraceEvent, call_label, result_label, shorten
 
 Status = Literal["ready", "awaiting_approval", "finished", "halted"]
 NextPhase = Literal["declaration", "request", "execution", "continuation"]
@@ -290,7 +290,7 @@ class Session:
                 "tool_call",
                 "model",
                 "runtime",
-                f"{call.name}({_args(call)})",
+                call_label(call),
                 call_id=call.id,
                 tool=call.name,
                 index=i,
@@ -355,7 +355,7 @@ class Session:
                 "dispatch",
                 "runtime",
                 "tool",
-                f"{ex.call.name}({_args(call)}){edited}",
+                call_label(call) + edited,
                 call_id=ex.call.id,
                 tool=ex.call.name,
                 batch=s.round,
@@ -364,9 +364,7 @@ class Session:
             )
         for ex in batch.executions:
             r = ex.result
-            label = _short(r.text, 40)
-            if r.is_error and not r.text.lower().startswith(r.error_type or "error"):
-                label = f"{r.error_type or 'error'}: {label}"
+            label = result_label(r)
             ran = ex.arguments is not None
             self._event(
                 "execution",
@@ -580,14 +578,6 @@ def _event_within(e: TraceEvent, state: SessionState, msg: int) -> bool:
 
 def _short(text: str, n: int = 48) -> str:
     return shorten(text, n)
-
-
-def _args(call: ToolCall) -> str:
-    if call.raw_arguments is not None:
-        return _short(call.raw_arguments, 30)
-    return _short(
-        ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.arguments.items()), 40
-    )
 
 
 def _exchange_json(ex: WireExchange, step: int) -> dict[str, JsonValue]:

@@ -28,6 +28,7 @@ from flowdebug.errors import CodecError, FlowdebugError, json_path
 from flowdebug.handlers import FixedHandler, ToolEntry, Toolset
 from flowdebug.model import Conversation
 from flowdebug.protocols.base import ConversionWarning
+from flowdebug.replay import replay
 
 if TYPE_CHECKING:
     from flowdebug.store import Store
@@ -154,10 +155,23 @@ def _from_payload(payload: Any) -> Imported:
             f"this {decoded.protocol} {decoded.kind} holds no messages and no tools: "
             "nothing to import",
         )
-    state = SessionState(conversation=conv, toolset=_toolset_for(conv, decoded.protocol))
+    # The payload holds the history, not how it came about: draw its turns as the debugger
+    # would have, so the graph starts at the first turn and not at the next step.
+    past = replay(conv)
+    state = SessionState(
+        conversation=conv,
+        toolset=_toolset_for(conv, decoded.protocol),
+        events=past.events,
+        step=past.step,
+        round=past.round,
+    )
     state.next_phase, state.status, state.status_text = next_phase_for(conv)
-    if state.next_phase == "request" and state.status == "ready":
-        state.next_phase = "declaration"  # the tools are declared before the first request
+    if state.status == "ready" and state.next_phase == "request":
+        if not past.round:
+            state.next_phase = "declaration"  # the tools are declared before the first request
+        elif conv.messages[-1].role == "tool":
+            state.next_phase = "continuation"
+            state.status_text = "the results are ready to send back; step to send them"
     name = f"{decoded.protocol} {decoded.kind} (imported)"
     return Imported(state, name, decoded.protocol, decoded.kind, list(decoded.warnings))
 

@@ -41,6 +41,12 @@ from flowdebug.faults import Fault, execution_fault
 from flowdebug.handlers import Handler, Outcome, ToolContext, Toolset, exception_outcome
 from flowdebug.model import Message, ToolCall, ToolResult, _Model
 
+# Error types only the runtime gives, to calls it refuses before any handler runs: such a
+# call never reaches the tool. ("permission" is left out: handlers refuse with it too.)
+REFUSED = frozenset(
+    {"duplicate_call_id", "unknown_tool", "malformed_arguments", "invalid_schema", "validation"}
+)
+
 
 class Policy(_Model):
     """Limits of a session. The debugger stops after ``max_rounds`` model turns; the runtime

@@ -7,10 +7,13 @@ protocol's own terms (``tool_use toolu_…``, ``tool_calls[0] call_…``, ``func
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from flowdebug.model import ToolCall, ToolResult
 
 Lane = Literal["user", "runtime", "model", "tool", "mcp"]
 Phase = Literal["declaration", "request", "execution", "continuation"]
@@ -89,6 +92,23 @@ def shorten(text: str, n: int = 28) -> str:
     """``text`` on one line, cut to ``n`` characters with an ellipsis."""
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def call_label(call: ToolCall) -> str:
+    """``name(k=v, …)`` for an arrow; raw argument text when it was not a JSON object."""
+    if call.raw_arguments is not None:
+        return f"{call.name}({shorten(call.raw_arguments, 30)})"
+    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.arguments.items())
+    return f"{call.name}({shorten(args, 40)})"
+
+
+def result_label(result: ToolResult) -> str:
+    """A result's arrow label: its text, prefixed with the error type when it is an error
+    whose text does not already say so."""
+    label = shorten(result.text, 40)
+    if result.is_error and not result.text.lower().startswith(result.error_type or "error"):
+        return f"{result.error_type or 'error'}: {label}"
+    return label
 
 
 def _args(data: dict[str, Any]) -> str:

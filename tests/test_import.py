@@ -15,9 +15,10 @@ from flowdebug.errors import CodecError
 from flowdebug.exporting import export
 from flowdebug.handlers import FixedHandler
 from flowdebug.importing import import_session
-from flowdebug.model import Message, ToolCall
+from flowdebug.model import Message, Text, ToolCall
 from flowdebug.players.manual import ManualPlayer
 from flowdebug.store import open_store
+from flowdebug.trace import sequence
 
 WIRE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "wire"
 REFERENCE = sorted(WIRE.glob("*.json")) if WIRE.is_dir() else []
@@ -70,6 +71,37 @@ def test_an_imported_request_steps_on_with_fixed_handlers():
     [result] = session.state.conversation.messages[-1].tool_results
     assert (result.call_id, result.content, result.is_error) == ("c1", "ok", False)
     assert isinstance(imported.state.toolset.entries[0].handler, FixedHandler)
+
+
+@needs_wire
+@pytest.mark.parametrize(
+    "name",
+    [
+        "anthropic.request.continuation.json",
+        "openai_chat.request.continuation.json",
+        "openai_responses.request.continuation.json",
+        "gemini.request.continuation.json",
+    ],
+)
+def test_an_imported_history_is_drawn_from_its_first_turn(name):
+    imported = import_session((WIRE / name).read_text())
+    state = imported.state
+    arrows = [(a.kind, a.error) for a in sequence(state.events, imported.source)]
+    # the weather turn: two calls, their two results (Tokyo's an error), then what comes next
+    assert [k for k, _ in arrows].count("tool_call") == 2
+    assert [k for k, _ in arrows].count("result") == 2
+    assert ("result", True) in arrows
+    assert (state.step, state.round) == (3, 1)
+    assert state.next_phase == "continuation"
+    player = ManualPlayer()
+    session = Session(state, player)
+    session.step()  # the results go back: the continuation arrow, round 2
+    player.write(Message(role="assistant", parts=[Text(text="Paris 18, Tokyo unknown.")]))
+    session.step()
+    assert session.state.status == "finished"
+    kinds = [e.kind for e in session.state.events]
+    assert kinds[-3:] == ["continuation", "final_answer", "answer"]
+    assert [e.step for e in session.state.events[-3:]] == [4, 5, 5]
 
 
 @needs_wire
