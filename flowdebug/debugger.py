@@ -30,8 +30,22 @@ from flowdebug.faults import (
 from flowdebug.handlers import Toolset
 from flowdebug.model import PARTS, Conversation, Message
 from flowdebug.players.base import Player, WireExchange
+from flowdebug.replay import (
+    Replay,
+    continuation_event,
+    declare_events,
+    dispatch_event,
+    result_event,
+    turn_events,
+)
 from flowdebug.runtime import Decision, Execution, Policy, Runtime, needs_approval
-from flowdebug.trace import Phase, TraceEvent, call_label, result_label, shorten
+from flowdebug.trace import (
+    EventKind,
+    Lane,
+    Phase,
+    TraceEvent,
+    shorten,
+)
 
 Status = Literal["ready", "awaiting_approval", "finished", "halted"]
 NextPhase = Literal["declaration", "request", "execution", "continuation"]
@@ -221,52 +235,18 @@ class Session:
     # -- phases ---------------------------------------------------------------------------
 
     def _event(
-        self, phase: Phase, kind: str, source: str, target: str, label: str, **kw: Any
+        self, phase: Phase, kind: EventKind, source: Lane, target: Lane, label: str, **kw: Any
     ) -> None:
         s = self.state
-        s.events.append(
-            TraceEvent(
-                seq=len(s.events),
-                step=s.step,
-                round=s.round,
-                phase=phase,
-                kind=kind,
-                source=source,
-                target=target,
-                label=label,
-                t_ms=round((time.perf_counter() - self._t0) * 1000, 1),
-                **kw,
-            )
-        )
+        t_ms = round((time.perf_counter() - self._t0) * 1000, 1)
+        Replay(s.events, s.step, s.round).add(phase, kind, source, target, label, t_ms=t_ms, **kw)
 
     def _declare(self) -> None:
         s = self.state
         s.round = 1
         conv = s.conversation.model_copy(update={"tools": s.toolset.tools})
         s.conversation = conv
-        for m in conv.messages:
-            if m.role == "user" and m.text:
-                self._event("declaration", "user_message", "user", "runtime", _short(m.text))
-        self._event(
-            "declaration",
-            "discover",
-            "runtime",
-            "tool",
-            f"list tools ({len(conv.tools)})",
-            data={"n_tools": len(conv.tools)},
-        )
-        self._event(
-            "declaration",
-            "declare",
-            "runtime",
-            "model",
-            f"request with {len(conv.tools)} tool declarations",
-            data={
-                "n_tools": len(conv.tools),
-                "tools": [t.name for t in conv.tools],
-                "n_messages": len(conv.messages),
-            },
-        )
+        declare_events(self._event, conv)
         s.next_phase, s.status_text = "request", "the model is asked; step to get its turn"
 
     def _request(self) -> None:
@@ -282,23 +262,7 @@ class Session:
             update={"messages": [*s.conversation.messages, message]}
         )
         calls = message.tool_calls
-        if calls and message.text:
-            self._event("request", "text", "model", "runtime", _short(message.text))
-        for i, call in enumerate(calls):
-            self._event(
-                "request",
-                "tool_call",
-                "model",
-                "runtime",
-                call_label(call),
-                call_id=call.id,
-                tool=call.name,
-                index=i,
-                batch=s.round,
-                batch_size=len(calls),
-                data={"call": call.model_dump(mode="json", exclude_none=True)},
-                duration_ms=turn.elapsed_ms or None,
-            )
+        turn_events(self._event, message, s.round, turn.elapsed_ms or None)
         if calls:
             s.decisions = {}
             s.next_phase, s.status_text = (
@@ -309,15 +273,6 @@ class Session:
                 ),
             )
             return
-        self._event(
-            "request",
-            "final_answer",
-            "model",
-            "runtime",
-            _short(message.text),
-            duration_ms=turn.elapsed_ms or None,
-        )
-        self._event("request", "answer", "runtime", "user", _short(message.text, 60))
         s.status, s.status_text = "finished", "the model answered: the cycle is done"
 
     def _execute(self) -> None:
@@ -350,40 +305,18 @@ class Session:
                 continue  # refused by the runtime (or rejected): it never reached the tool
             call = ex.call.model_copy(update={"arguments": ex.arguments, "raw_arguments": None})
             edited = " (edited)" if ex.decision == "edit" else ""
-            self._event(
-                "execution",
-                "dispatch",
-                "runtime",
-                "tool",
-                call_label(call) + edited,
-                call_id=ex.call.id,
-                tool=ex.call.name,
-                batch=s.round,
-                batch_size=n,
-                data={"handler": ex.handler, "fault": ex.fault, **ex.data},
-            )
+            data = {"handler": ex.handler, "fault": ex.fault, **ex.data}
+            dispatch_event(self._event, call, s.round, n, edited, data)
         for ex in batch.executions:
-            r = ex.result
-            label = result_label(r)
-            ran = ex.arguments is not None
-            self._event(
-                "execution",
-                "result",
-                "tool" if ran else "runtime",
-                "runtime",
-                label if ran else f"{ex.call.name} not run — {label}",
-                call_id=r.call_id,
-                tool=ex.call.name,
-                batch=s.round,
-                batch_size=n,
-                error=r.is_error,
-                error_type=r.error_type,
+            result_event(
+                self._event,
+                ex.result,
+                ex.call.name,
+                ex.arguments is not None,
+                s.round,
+                n,
                 duration_ms=round(ex.duration_ms, 1),
-                data={
-                    "result": r.model_dump(mode="json", exclude_none=True),
-                    "steps": ex.steps,
-                    **ex.data,
-                },
+                data={"steps": ex.steps, **ex.data},
             )
         s.executions = [*s.executions, *batch.executions]
         s.tool_state = runtime.state
@@ -421,14 +354,7 @@ class Session:
             r for m in s.conversation.messages[-2:] for r in m.tool_results
         ]
         s.round += 1
-        self._event(
-            "continuation",
-            "continuation",
-            "runtime",
-            "model",
-            f"results ×{len(results)} + history",
-            data={"n_results": len(results)},
-        )
+        continuation_event(self._event, len(results))
         s.next_phase, s.status_text = "request", "results sent; step to get the model's turn"
 
     # -- breakpoints ------------------------------------------------------------------------

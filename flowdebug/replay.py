@@ -1,17 +1,20 @@
-"""Trace events for a history that was not stepped here (an imported payload).
+"""The trace events of each phase, for the debugger's steps and for a replayed history.
 
-A vendor request or response carries the messages, not how they came about. This rebuilds
-the arrows the debugger would have drawn for them, one step per phase, so an imported
-conversation is drawn from its first turn instead of from the first step after the import.
-What the wire does not say (durations, handlers, approvals) is simply absent.
+The debugger records a step's events through the emitters here (``declare_events``,
+``turn_events``, ``dispatch_event``, ``result_event``, ``continuation_event``). ``replay``
+uses the same emitters to rebuild the events of a history that was not stepped here (an
+imported vendor payload carries the messages, not how they came about), one step per phase,
+so such a conversation is drawn from its first turn. What the wire does not say (durations,
+handlers, approvals) is absent from a replay.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowdebug.model import Conversation, Message, ToolCall
+from flowdebug.model import Conversation, Message, ToolCall, ToolResult
 from flowdebug.runtime import REFUSED
 from flowdebug.trace import (
     EventKind,
@@ -23,10 +26,15 @@ from flowdebug.trace import (
     shorten,
 )
 
+# How events are recorded: (phase, kind, source, target, label, **fields). The debugger's
+# sink stamps its step, round and clock; the replay's its own step and round.
+Sink = Callable[..., None]
+
 
 @dataclass
 class Replay:
-    """The events of a replayed history and where the session stands after it."""
+    """Events being recorded at one step and round: a replayed history and where the session
+    stands after it, or (over the session's own list) the debugger's step in progress."""
 
     events: list[TraceEvent] = field(default_factory=list)
     step: int = 0
@@ -61,16 +69,20 @@ def replay(conv: Conversation) -> Replay:
     first = next((i for i, m in enumerate(messages) if m.role == "assistant"), None)
     if first is None:
         return r
-    _declare(r, conv, first)
+    r.step, r.round = 1, 1
+    declare_events(r.add, conv.model_copy(update={"messages": messages[:first]}))
     results = 0  # results since the last model turn: sent back before the next one
     for i, msg in enumerate(messages[first:], start=first):
         match msg.role:
             case "assistant":
                 if results:
-                    _continue(r, results)
+                    r.step, r.round = r.step + 1, r.round + 1
+                    continuation_event(r.add, results)
                     results = 0
-                _turn(r, msg)
+                r.step += 1
+                turn_events(r.add, msg, r.round)
             case "tool":
+                r.step += 1
                 _results(r, msg, _calls_before(messages, i))
                 results += len(msg.tool_results)
             case "user" if msg.text:
@@ -80,34 +92,39 @@ def replay(conv: Conversation) -> Replay:
     return r
 
 
-def _declare(r: Replay, conv: Conversation, first: int) -> None:
-    r.step, r.round = 1, 1
-    for m in conv.messages[:first]:
+def declare_events(add: Sink, conv: Conversation) -> None:
+    """The declaration: the user's messages so far, tool discovery, the first request."""
+    for m in conv.messages:
         if m.role == "user" and m.text:
-            r.add("declaration", "user_message", "user", "runtime", shorten(m.text, 48))
+            add("declaration", "user_message", "user", "runtime", shorten(m.text, 48))
     n = len(conv.tools)
-    r.add("declaration", "discover", "runtime", "tool", f"list tools ({n})", data={"n_tools": n})
-    r.add(
+    add("declaration", "discover", "runtime", "tool", f"list tools ({n})", data={"n_tools": n})
+    add(
         "declaration",
         "declare",
         "runtime",
         "model",
         f"request with {n} tool declarations",
-        data={"n_tools": n, "tools": [t.name for t in conv.tools], "n_messages": first},
+        data={
+            "n_tools": n,
+            "tools": [t.name for t in conv.tools],
+            "n_messages": len(conv.messages),
+        },
     )
 
 
-def _turn(r: Replay, msg: Message) -> None:
-    r.step += 1
+def turn_events(add: Sink, msg: Message, batch: int, duration_ms: float | None = None) -> None:
+    """One model turn: its calls (one parallel batch), or its final answer to the user."""
     calls = msg.tool_calls
     if not calls:
-        r.add("request", "final_answer", "model", "runtime", shorten(msg.text, 48))
-        r.add("request", "answer", "runtime", "user", shorten(msg.text, 60))
+        text = shorten(msg.text, 48)
+        add("request", "final_answer", "model", "runtime", text, duration_ms=duration_ms)
+        add("request", "answer", "runtime", "user", shorten(msg.text, 60))
         return
     if msg.text:
-        r.add("request", "text", "model", "runtime", shorten(msg.text, 48))
+        add("request", "text", "model", "runtime", shorten(msg.text, 48))
     for i, call in enumerate(calls):
-        r.add(
+        add(
             "request",
             "tool_call",
             "model",
@@ -116,10 +133,23 @@ def _turn(r: Replay, msg: Message) -> None:
             call_id=call.id,
             tool=call.name,
             index=i,
-            batch=r.round,
+            batch=batch,
             batch_size=len(calls),
             data={"call": call.model_dump(mode="json", exclude_none=True)},
+            duration_ms=duration_ms,
         )
+
+
+def continuation_event(add: Sink, n_results: int) -> None:
+    """The results go back to the model with the history."""
+    add(
+        "continuation",
+        "continuation",
+        "runtime",
+        "model",
+        f"results ×{n_results} + history",
+        data={"n_results": n_results},
+    )
 
 
 def _calls_before(messages: list[Message], i: int) -> dict[str, ToolCall]:
@@ -131,50 +161,58 @@ def _calls_before(messages: list[Message], i: int) -> dict[str, ToolCall]:
 
 
 def _results(r: Replay, msg: Message, calls: dict[str, ToolCall]) -> None:
-    r.step += 1
     results = msg.tool_results
     n = len(results)
     for res in results:
         call = calls.get(res.call_id)
         if call is not None and res.error_type not in REFUSED:
-            r.add(
-                "execution",
-                "dispatch",
-                "runtime",
-                "tool",
-                call_label(call),
-                call_id=res.call_id,
-                tool=call.name,
-                batch=r.round,
-                batch_size=n,
-            )
+            dispatch_event(r.add, call, r.round, n)
     for res in results:
-        ran = res.error_type not in REFUSED
-        label = result_label(res)
-        r.add(
-            "execution",
-            "result",
-            "tool" if ran else "runtime",
-            "runtime",
-            label if ran else f"{res.name} not run — {label}",
-            call_id=res.call_id,
-            tool=res.name,
-            batch=r.round,
-            batch_size=n,
-            error=res.is_error,
-            error_type=res.error_type,
-            data={"result": res.model_dump(mode="json", exclude_none=True)},
-        )
+        result_event(r.add, res, res.name, res.error_type not in REFUSED, r.round, n)
 
 
-def _continue(r: Replay, n: int) -> None:
-    r.step += 1
-    r.round += 1
-    r.add(
-        "continuation",
-        "continuation",
+def dispatch_event(
+    add: Sink, call: ToolCall, batch: int, n: int, note: str = "", data: Any = None
+) -> None:
+    """The runtime runs one call of a batch of ``n`` (``call`` as it was sent to the tool)."""
+    add(
+        "execution",
+        "dispatch",
         "runtime",
-        "model",
-        f"results ×{n} + history",
-        data={"n_results": n},
+        "tool",
+        call_label(call) + note,
+        call_id=call.id,
+        tool=call.name,
+        batch=batch,
+        batch_size=n,
+        data=data or {},
+    )
+
+
+def result_event(
+    add: Sink,
+    res: ToolResult,
+    tool: str | None,
+    ran: bool,
+    batch: int,
+    n: int,
+    duration_ms: float | None = None,
+    data: dict[str, Any] | None = None,
+) -> None:
+    """One result: from the tool, or a note on the runtime's lane when it refused the call."""
+    label = result_label(res)
+    add(
+        "execution",
+        "result",
+        "tool" if ran else "runtime",
+        "runtime",
+        label if ran else f"{tool} not run — {label}",
+        call_id=res.call_id,
+        tool=tool,
+        batch=batch,
+        batch_size=n,
+        error=res.is_error,
+        error_type=res.error_type,
+        duration_ms=duration_ms,
+        data={"result": res.model_dump(mode="json", exclude_none=True), **(data or {})},
     )
