@@ -94,6 +94,9 @@ class SessionState(BaseModel):
     executions: list[Execution] = Field(default_factory=list)
     exchanges: list[dict[str, JsonValue]] = Field(default_factory=list)
     passed_breakpoint: int | None = None
+    # The history (or the tools, faults) changed by an edit since the last step: the last
+    # step's events no longer say how the history came to be what it is.
+    edited: bool = False
 
     def snapshot(self) -> SessionState:
         """A copy safe to keep: messages and events are immutable, the rest is copied."""
@@ -183,6 +186,7 @@ class Session:
         before = s.snapshot()
         work = s.snapshot()
         work.step += 1
+        work.edited = False
         self.state = work
         try:
             phase = work.next_phase
@@ -422,6 +426,7 @@ class Session:
         for k, v in changes.items():
             setattr(work, k, v)
         work.next_phase, work.status, work.status_text = next_phase_for(conversation)
+        work.edited = True
         if work.next_phase == "request" and work.round == 0 and work.status == "ready":
             work.next_phase = "declaration"
         self.undo_stack.append(before)

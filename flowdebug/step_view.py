@@ -136,13 +136,42 @@ def current_turn(conv: Conversation) -> tuple[int, Conversation, ModelResponse |
     messages = conv.messages
     n_turns = sum(1 for m in messages if m.role == "assistant")
     if messages and messages[-1].role == "assistant":
-        last: Message = messages[-1]
-        stop = "tool_use" if last.tool_calls else "end_turn"
         request = conv.model_copy(update={"messages": messages[:-1]})
-        # The message is validated already; constructing skips re-validating it (and keeps
-        # working when a dev server has reloaded flowdebug.model under a live session).
-        return n_turns, request, ModelResponse.model_construct(message=last, stop_reason=stop)
+        return n_turns, request, _response(messages[-1])
     return n_turns + 1, conv, None
+
+
+def _response(message: Message) -> ModelResponse:
+    stop = "tool_use" if message.tool_calls else "end_turn"
+    # The message is validated already; constructing skips re-validating it (and keeps
+    # working when a dev server has reloaded flowdebug.model under a live session).
+    return ModelResponse.model_construct(message=message, stop_reason=stop)
+
+
+def last_response(conv: Conversation) -> ModelResponse | None:
+    """The model's latest turn, wherever it is in the history (None before the first)."""
+    last = next((m for m in reversed(conv.messages) if m.role == "assistant"), None)
+    return None if last is None else _response(last)
+
+
+def previous_conversation(state: SessionState) -> Conversation | None:
+    """The history as it was before the last step, read from that step's trace events: a
+    request added the model's turn, an execution its results, the other phases nothing.
+    None when the events do not say (an edit since, or no step yet)."""
+    kinds = set() if state.edited else {e.kind for e in state.events if e.step == state.step}
+    messages = state.conversation.messages
+    if not kinds or not messages:
+        return None
+    if kinds & {"tool_call", "final_answer"}:
+        if messages[-1].role != "assistant":
+            return None
+        return state.conversation.model_copy(update={"messages": messages[:-1]})
+    if "result" in kinds:
+        keep = len(messages)
+        while keep and messages[keep - 1].role != "assistant":
+            keep -= 1
+        return state.conversation.model_copy(update={"messages": messages[:keep]})
+    return state.conversation
 
 
 # Two states (this step and the previous) per protocol and browser session; a 1,000-message
@@ -158,27 +187,29 @@ def _payloads(protocol: str, key: _Keyed) -> tuple[int, bool, tuple[PayloadView,
         )
     ]
     if response is not None:
-        resp = codec.encode_response(response)
-        out.append(
-            PayloadView(
-                f"response {number}",
-                "response",
-                resp.value,
-                pretty(resp.value),
-                tuple(resp.warnings),
-            )
-        )
-        events = codec.encode_stream(response)
-        out.append(
-            PayloadView(
-                f"stream {number}",
-                "stream",
-                events.value,
-                sse_text(events.value),
-                tuple(events.warnings),
-            )
-        )
+        out += _response_views(codec, response, number)
+    elif (earlier := last_response(request)) is not None:
+        # While the next request waits, the model's last turn stays in view: its calls are
+        # the ones just run, and its results are at the end of the next request.
+        out += _response_views(codec, earlier, number - 1)
     return number, response is None, tuple(out)
+
+
+def _response_views(codec: Any, response: ModelResponse, number: int) -> list[PayloadView]:
+    resp = codec.encode_response(response)
+    events = codec.encode_stream(response)
+    return [
+        PayloadView(
+            f"response {number}", "response", resp.value, pretty(resp.value), tuple(resp.warnings)
+        ),
+        PayloadView(
+            f"stream {number}",
+            "stream",
+            events.value,
+            sse_text(events.value),
+            tuple(events.warnings),
+        ),
+    ]
 
 
 @lru_cache(maxsize=48)
@@ -259,7 +290,13 @@ def step_view(
 
 def step_views(session: Session, names: list[str]) -> dict[str, StepView]:
     """``step_view`` for each protocol named, against the session's previous state."""
-    previous = session.undo_stack[-1] if session.undo_stack else None
+    if session.undo_stack:
+        previous: SessionState | None = session.undo_stack[-1]
+    else:  # reopened from the store (or imported): the trace says what the last step did
+        before = previous_conversation(session.state)
+        previous = (
+            None if before is None else session.state.model_copy(update={"conversation": before})
+        )
     return {n: step_view(session, n, previous) for n in names}
 
 

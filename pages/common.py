@@ -206,7 +206,7 @@ def refresh_status() -> None:
         return
     s = session()
     _status_slot.caption(
-        f"Scenario **{s.state.scenario or 'custom'}** · step {s.state.step} · {s.state.status}"
+        f"Scenario **{s.state.scenario or '(imported)'}** · step {s.state.step} · {s.state.status}"
     )
 
 

@@ -60,7 +60,7 @@ common.show_error()
 views = step_views(s, chosen)
 first = views[chosen[0]]
 if first.pending:
-    where = f"request {first.turn} is the next one sent — no response yet"
+    where = f"request {first.turn} is the next one sent — not answered yet"
 else:
     where = f"turn {first.turn}: request sent, response received"
 st.markdown(
@@ -85,6 +85,10 @@ STATUS = {
 def _status(change: Change | None, label: str) -> str:
     if change is None:
         return ""
+    if change.status == "first" and s.state.step:
+        return (
+            "nothing to compare: the session was reopened after an edit, so the step before is gone"
+        )
     if change.status == "changed":
         paths = ", ".join(f"`{p}`" for p in change.paths) or "see *What changed*"
         return f":orange-background[**changed** since {change.before}:] {paths}"
@@ -106,7 +110,13 @@ def _payload(v: StepView, kind: str) -> None:
     if p is None:
         st.caption(f"No {kind} yet: request {v.turn} is about to be sent.")
         return
-    st.caption(_status(v.diffs.get(kind), p.label))
+    if v.pending and kind != "request":
+        st.caption(
+            f"**{p.label}**, the model's last turn: request {v.turn} is not answered yet · "
+            + _status(v.diffs.get(kind), p.label)
+        )
+    else:
+        st.caption(_status(v.diffs.get(kind), p.label))
     if not p.value:
         why = "; ".join(w.message for w in p.warnings)
         st.caption(
@@ -170,7 +180,8 @@ def _wire(v: StepView) -> None:
     _code(sse_text(w.stream) if w.stream is not None else pretty(w.response))
 
 
-tabs = ["Request sent", "Response received", "Stream events", "What changed", "Warnings & lint"]
+# Fixed names: a tab whose name changes on a step would lose the reader's selected tab.
+tabs = ["Request", "Response", "Stream events", "What changed", "Warnings & lint"]
 has_wire = any(v.wire is not None for v in views.values())
 if has_wire:
     tabs.append("On the wire")

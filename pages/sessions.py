@@ -52,7 +52,12 @@ st.dataframe(
     hide_index=True,
 )
 ids = [s.id for s in saved]
-labels = {s.id: f"{s.name} · {s.scenario or 'custom'} · step {s.step} ({s.id})" for s in saved}
+labels = {s.id: f"{s.name} · {s.scenario or 'imported'} · step {s.step} ({s.id})" for s in saved}
+if st.session_state.get("sess_pick_for") != current.state.id:
+    # Another session was opened (imported, duplicated, picked elsewhere): the chooser
+    # starts from it instead of keeping its last choice.
+    st.session_state.pop("sess_pick", None)
+    st.session_state.sess_pick_for = current.state.id
 if ids:
     pick = st.selectbox(
         "Session",

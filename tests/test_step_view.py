@@ -74,13 +74,37 @@ def test_after_execution_the_request_diff_shows_the_call_and_result_messages_add
     added = [line for line in change.diff.splitlines() if line.startswith("+ ")]
     assert any('"type": "tool_result"' in line for line in added)
     assert any('"is_error": true' in line for line in added)
-    assert v.diffs["response"].status == "gone" and v.diffs["response"].before == "response 1"
+    # the model's last turn stays in view while request 2 waits: its calls were just run
+    assert v.payloads["response"].label == "response 1"
+    assert v.diffs["response"] == step_view.Change("unchanged", before="response 1")
 
 
 def test_continuation_changes_no_payload():
     s = weather(4)
     v = view(s, "gemini", previous_state(s))
-    assert v.diffs == {"request": step_view.Change("unchanged", before="request 2")}
+    assert {k: c.status for k, c in v.diffs.items()} == dict.fromkeys(
+        ("request", "response", "stream"), "unchanged"
+    )
+    assert v.diffs["request"].before == "request 2"
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3, 4, 5])
+def test_a_reopened_session_compares_with_what_its_last_step_changed(steps):
+    # reloaded from the store, a session has no undo stack: the trace says what changed
+    s = weather(steps)
+    reopened = Session(s.state.model_copy(), s.player)
+    assert not reopened.undo_stack
+    expected = step_views(s, NAMES)
+    got = step_views(reopened, NAMES)
+    assert {n: got[n].diffs for n in NAMES} == {n: expected[n].diffs for n in NAMES}
+
+
+def test_an_edit_leaves_nothing_to_compare_once_its_undo_stack_is_gone():
+    s = weather(2)
+    s.edit_part(0, 0, {"kind": "text", "text": "Weather in Oslo?"})
+    assert step_view.previous_conversation(s.state) is None
+    s.undo()
+    assert step_view.previous_conversation(s.state) is not None
 
 
 def test_diff_hunk_line_numbers_point_into_the_whole_payload():

@@ -41,7 +41,7 @@ def headers(block) -> list[str]:
 
 
 def test_default_scenario_shows_the_five_request_columns(at):
-    request = tab(at, "Request sent")
+    request = tab(at, "Request")
     assert headers(request) == TITLES
     codes = request.code
     assert len(codes) == 5 and all(c.language == "json" for c in codes)
@@ -49,7 +49,7 @@ def test_default_scenario_shows_the_five_request_columns(at):
     assert '"method": "tools/list"' in codes[4].value
     assert any("nothing to compare yet" in c.value for c in request.caption)
     assert "No response yet: request 1 is about to be sent." in [
-        c.value for c in tab(at, "Response received").caption
+        c.value for c in tab(at, "Response").caption
     ]
 
 
@@ -70,7 +70,7 @@ def test_step_runs_a_phase_and_the_diff_appears(at):
     assert diffs[0].value.startswith("--- request 1 (previous step)\n+++ request 2 (this step)")
     assert '+          "type": "tool_result",' in diffs[0].value
     assert "- `$.messages[1] added`\n- `$.messages[2] added`" in [m.value for m in changed.markdown]
-    captions = [c.value for c in tab(at, "Request sent").caption]
+    captions = [c.value for c in tab(at, "Request").caption]
     assert any(c.startswith(":orange-background[**changed** since request 1:]") for c in captions)
 
 
@@ -88,7 +88,7 @@ def test_page_runs_after_the_weather_scenario_ran_to_the_end(at):
     at.run()
     assert not at.exception
     assert session(at).state.status == "finished"
-    response = tab(at, "Response received")
+    response = tab(at, "Response")
     assert headers(response) == TITLES
     assert "Paris is 18 degrees C" in response.code[0].value
     stream = tab(at, "Stream events")
@@ -116,15 +116,15 @@ def test_a_dropped_result_turns_the_verdicts_red(at):
 
 def test_protocol_choice_limits_the_columns(at):
     at.multiselect(key="protocols").set_value(["anthropic", "gemini"]).run()
-    assert headers(tab(at, "Request sent")) == ["Anthropic Messages", "Google Gemini"]
-    assert len(tab(at, "Request sent").code) == 2
+    assert headers(tab(at, "Request")) == ["Anthropic Messages", "Google Gemini"]
+    assert len(tab(at, "Request").code) == 2
 
 
 def test_a_live_exchange_shows_on_the_wire_beside_the_codec(at):
     s = session(at)
     s.step()
     s.step()
-    codec = tab(at, "Request sent").code[0].value  # request 1, rendered at step 0
+    codec = tab(at, "Request").code[0].value  # request 1, rendered at step 0
     wire = {**json.loads(codec), "stream": False}
     s.state.exchanges = [
         {
@@ -156,9 +156,9 @@ def test_long_payloads_are_elided_unless_whole_is_ticked(at):
         update={"messages": [*filler, *s.conversation.messages]}
     )
     at.run()
-    request = tab(at, "Request sent")
+    request = tab(at, "Request")
     assert any("lines hidden" in c.value for c in request.code)
     at.toggle(key="proto_whole").set_value(True).run()
-    request = tab(at, "Request sent")
+    request = tab(at, "Request")
     assert not any("lines hidden" in c.value for c in request.code)
     assert '"message 199"' in request.code[0].value

@@ -87,6 +87,9 @@ def test_import_a_vendor_payload_opens_it_and_a_bad_one_changes_nothing():
     assert s.state.id not in before
     calls = [c.id for m in s.conversation.messages for c in m.tool_calls]
     assert calls == ["toolu_01A7Pq3rT9xWcE5bLmN2kVdY", "toolu_01B8Qr4sU0yXdF6cMnO3lWeZ"]
+    # the chooser follows the session just opened, and its turn is in the trace to draw
+    assert app.selectbox(key="sess_pick").value == s.state.id
+    assert [e.call_id for e in s.state.events if e.kind == "tool_call"] == calls
 
 
 @pytest.mark.parametrize("fmt", ["trace", "request", "mermaid", "snippet"])
