@@ -3,14 +3,19 @@ payload diffs. Pages call these and render the result."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
+
+from jsonschema.exceptions import SchemaError
 
 from flowdebug import protocols
 from flowdebug.debugger import Session, SessionState
 from flowdebug.encodings import Turn, turns
 from flowdebug.model import Conversation, Message, ModelResponse
 from flowdebug.render import Style, to_dot, to_mermaid
+from flowdebug.runtime import argument_errors
 from flowdebug.trace import PHASES, Arrow, lanes, sequence
 
 PHASE_TITLES = {
@@ -224,6 +229,25 @@ def current_turn(conv: Conversation) -> Turn:
     return Turn(len(all_turns) + 1, conv, pending)
 
 
+def edited_arguments(text: str, schema: dict[str, Any]) -> tuple[Any, list[str]]:
+    """Arguments a person typed for a waiting call: (the parsed value or None, problems).
+
+    Invalid JSON is one problem with its line and column, and no value. Arguments that break
+    the tool's schema come back with every violation: running them is allowed (it is how a
+    person sees the runtime refuse a call), but not without saying so first.
+    """
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        return None, [f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"]
+    if not isinstance(value, dict):
+        return None, ["arguments must be a JSON object"]
+    try:
+        return value, argument_errors(schema, value)
+    except SchemaError as e:
+        return value, [f"the tool's own parameters schema is invalid: {e.message}"]
+
+
 def previous_state(session: Session) -> SessionState | None:
     return session.undo_stack[-1] if session.undo_stack else None
 
@@ -234,6 +258,7 @@ __all__ = [
     "Arrow",
     "Graph",
     "Pair",
+    "edited_arguments",
     "explain",
     "graphs",
     "pairing",

@@ -11,7 +11,7 @@ from flowdebug.model import Message
 from flowdebug.players import ManualPlayer
 from flowdebug.render import to_png, to_svg
 from flowdebug.runtime import Approve, Edit, Reject
-from flowdebug.views import PHASE_TITLES, explain, graphs, phase_now
+from flowdebug.views import PHASE_TITLES, edited_arguments, explain, graphs, phase_now
 from pages import common
 
 common.sidebar()
@@ -136,18 +136,20 @@ if state.status == "awaiting_approval" and waiting:
                 json.dumps(call.arguments, indent=2),
                 key=f"args_{call.id}",
             )
+            tool = s.state.toolset.get(call.name).tool
+            edited, problems = edited_arguments(args, tool.parameters)
+            if edited is not None and problems:
+                st.warning(
+                    f"These arguments break {call.name}'s schema, so the runtime will refuse "
+                    "the call as a validation error:\n" + "\n".join(f"- `{p}`" for p in problems)
+                )
             a, e, r = st.columns(3)
             if a.button("Approve", key=f"approve_{call.id}"):
                 s.decide(call.id, Approve())
                 st.rerun()
             if e.button("Run edited", key=f"edit_{call.id}"):
-                try:
-                    edited = json.loads(args)
-                except json.JSONDecodeError as err:
-                    st.error(
-                        f"Arguments not changed: not valid JSON: {err.msg} at line "
-                        f"{err.lineno} column {err.colno}"
-                    )
+                if edited is None:
+                    st.error(f"Arguments not changed: {problems[0]}")
                 else:
                     try:
                         s.decide(call.id, Edit(arguments=edited))

@@ -394,3 +394,17 @@ def test_elide_keeps_the_first_and_last_lines_of_a_long_text():
     assert lines[:10] == [str(i) for i in range(10)] and lines[-1] == "999"
     assert "970 lines hidden" in lines[10]
     assert elide("a\nb", head=10, tail=20) == ("a\nb", 0)
+
+
+def test_edited_arguments_name_json_errors_and_schema_violations():
+    from flowdebug.views import edited_arguments
+
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    assert edited_arguments('{"n": 2}', schema) == ({"n": 2}, [])
+    assert edited_arguments('{"n": ', schema) == (
+        None,
+        ["not valid JSON: Expecting value at line 1 column 7"],
+    )
+    assert edited_arguments("[1]", schema) == (None, ["arguments must be a JSON object"])
+    value, problems = edited_arguments('{"n": "x"}', schema)
+    assert value == {"n": "x"} and problems == ["arguments.n: 'x' is not of type 'integer'"]

@@ -170,3 +170,16 @@ def test_run_edited_with_bad_json_says_why_and_decides_nothing(at):
     at.button(key="edit_call_2").click().run()
     assert "not valid JSON" in at.error[0].value
     assert session(at).state.decisions == {}
+
+
+def test_run_edited_warns_before_it_sends_arguments_that_break_the_schema(at):
+    at.selectbox(key="scenario").select("destructive").run()
+    at.button(key="run").click().run()
+    assert not at.warning or "break" not in at.warning[-1].value
+    at.text_area(key="args_call_2").set_value('{"task_id": 7}').run()
+    warning = next(w.value for w in at.warning if "break delete_task's schema" in w.value)
+    assert "arguments.task_id: 7 is not of type 'string'" in warning
+    at.button(key="edit_call_2").click().run()  # allowed: the refusal is worth seeing
+    at.button(key="step").click().run()
+    [result] = session(at).conversation.messages[-1].tool_results
+    assert (result.is_error, result.error_type) == (True, "validation")
