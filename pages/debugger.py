@@ -231,7 +231,7 @@ for row in range(0, len(drawn), per_row):
             if g.hidden:
                 st.caption(f"{g.hidden} earlier events hidden — tick *Show the whole trace*.")
 
-with st.expander("Graph layout"):
+with st.expander("Graph layout", key="layout_open", on_change="rerun"):
     st.slider(
         "Graphs per row",
         1,
@@ -244,7 +244,8 @@ with st.expander("Graph layout"):
     st.checkbox("Show the whole trace (slow for long sessions)", key="show_all")
 
 # -- breakpoints ---------------------------------------------------------------------------
-with st.expander("Breakpoints (Run stops here)"):
+# Keyed, so it stays open across the reruns a Run makes (the elements above it change).
+with st.expander("Breakpoints (Run stops here)", key="bp_open", on_change="rerun"):
     tools = s.state.toolset.names
     before = st.multiselect(
         "Before these tools run",
