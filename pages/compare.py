@@ -98,7 +98,12 @@ if st.button("Compare", key="cmp_run", type="primary"):
     except FlowdebugError as e:
         st.error(str(e))
 if st.session_state.get("fd_compare"):
-    st.dataframe(st.session_state.fd_compare, width="stretch", hide_index=True)
+    rows = st.session_state.fd_compare
+    st.dataframe(rows, width="stretch", hide_index=True)
+    # A table cell cuts a long message short: each failure is also written out whole.
+    for row in rows:
+        if row["error"]:
+            st.error(f"**{row['player']}** failed: {row['error']}")
 
 # -- A/B -----------------------------------------------------------------------------------------
 st.subheader("A/B test a tool description")

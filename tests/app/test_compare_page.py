@@ -59,3 +59,5 @@ def test_compare_with_a_live_player_and_no_key_reports_the_error_per_row(at, mon
     assert not at.exception
     rows = at.session_state.fd_compare
     assert all("no API key" in (r["error"] or "") for r in rows)
+    # the table cuts long text: every error is also written out whole below it
+    assert [e.value for e in at.error] == [f"**{r['player']}** failed: {r['error']}" for r in rows]
