@@ -35,6 +35,7 @@ from flowdebug.replay import (
     continuation_event,
     declare_events,
     dispatch_event,
+    rebuild,
     result_event,
     turn_events,
 )
@@ -113,15 +114,20 @@ class SessionState(BaseModel):
         )
 
 
-def next_phase_for(conv: Conversation) -> tuple[NextPhase, Status, str]:
-    """What comes next after a history that was edited or forked."""
-    if not conv.messages:
+def resume(conv: Conversation, events: list[TraceEvent]) -> tuple[NextPhase, Status, str]:
+    """What comes next for a history that was edited, forked or imported, given its trace."""
+    messages = conv.messages
+    if not messages:
         return "declaration", "ready", "add a user message, then step"
-    last = conv.messages[-1]
+    if not any(e.kind == "declare" for e in events):
+        return "declaration", "ready", "ready to declare the tools"
+    last = messages[-1]
     if last.role == "assistant":
         if last.tool_calls:
             return "execution", "ready", "the model's calls are ready to execute"
         return "request", "finished", "the model answered without calls: the cycle is done"
+    if last.role == "tool" and not (events and events[-1].kind == "continuation"):
+        return "continuation", "ready", "the results are ready to send back; step to send them"
     return "request", "ready", "ready to call the model"
 
 
@@ -243,7 +249,8 @@ class Session:
     ) -> None:
         s = self.state
         t_ms = round((time.perf_counter() - self._t0) * 1000, 1)
-        Replay(s.events, s.step, s.round).add(phase, kind, source, target, label, t_ms=t_ms, **kw)
+        at = Replay(s.events, s.step, s.round, len(s.conversation.messages))
+        at.add(phase, kind, source, target, label, t_ms=t_ms, **kw)
 
     def _declare(self) -> None:
         s = self.state
@@ -303,6 +310,12 @@ class Session:
         batch = runtime.execute(
             calls, decisions=s.decisions, faults=s.faults, first_call_number=first
         )
+        s.executions = [*s.executions, *batch.executions]
+        s.tool_state = runtime.state
+        added = apply_protocol_faults(batch.message, s.faults, first)
+        s.conversation = s.conversation.model_copy(
+            update={"messages": [*s.conversation.messages, *added]}
+        )
         n = len(batch.executions)
         for ex in batch.executions:
             if ex.arguments is None:
@@ -322,12 +335,6 @@ class Session:
                 duration_ms=round(ex.duration_ms, 1),
                 data={"steps": ex.steps, **ex.data},
             )
-        s.executions = [*s.executions, *batch.executions]
-        s.tool_state = runtime.state
-        added = apply_protocol_faults(batch.message, s.faults, first)
-        s.conversation = s.conversation.model_copy(
-            update={"messages": [*s.conversation.messages, *added]}
-        )
         s.status = "ready"
         errors = sum(r.is_error for r in batch.results)
         s.next_phase, s.status_text = (
@@ -425,10 +432,8 @@ class Session:
         work.conversation = conversation
         for k, v in changes.items():
             setattr(work, k, v)
-        work.next_phase, work.status, work.status_text = next_phase_for(conversation)
+        _redraw(work, self.state.conversation)
         work.edited = True
-        if work.next_phase == "request" and work.round == 0 and work.status == "ready":
-            work.next_phase = "declaration"
         self.undo_stack.append(before)
         self.state = work
         self._changed()
@@ -488,23 +493,18 @@ class Session:
         state = self.state.snapshot()
         state.id = uuid.uuid4().hex[:12]
         state.conversation = conv
-        state.events = [e for e in state.events if _event_within(e, self.state, msg)]
-        state.next_phase, state.status, state.status_text = next_phase_for(conv)
+        _redraw(state, self.state.conversation)
         state.decisions = {}
         return Session(state, self.player)
 
 
-def _event_within(e: TraceEvent, state: SessionState, msg: int) -> bool:
-    """Keep the trace events that produced messages up to ``msg`` (by call ids seen)."""
-    kept_ids = {p.id for m in state.conversation.messages[: msg + 1] for p in m.tool_calls}
-    kept_results = {
-        r.call_id for m in state.conversation.messages[: msg + 1] for r in m.tool_results
-    }
-    if e.kind in ("tool_call",):
-        return e.call_id in kept_ids
-    if e.kind in ("dispatch", "result", "approval"):
-        return e.call_id in kept_results
-    return e.kind in ("user_message", "declare", "discover")
+def _redraw(state: SessionState, before: Conversation) -> None:
+    """After an edit or a fork: the trace redrawn for the new history (the events of its
+    unchanged head kept as recorded), and what comes next."""
+    state.events = rebuild(state.events, before, state.conversation)
+    state.round = state.events[-1].round if state.events else 0
+    state.step = max([state.step, *(e.step for e in state.events[-1:])])
+    state.next_phase, state.status, state.status_text = resume(state.conversation, state.events)
 
 
 def _short(text: str, n: int = 48) -> str:

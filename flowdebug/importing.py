@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from flowdebug.convert import check_text, decode
-from flowdebug.debugger import SessionState, next_phase_for
+from flowdebug.debugger import SessionState, resume
 from flowdebug.errors import CodecError, FlowdebugError, json_path
 from flowdebug.handlers import FixedHandler, ToolEntry, Toolset
 from flowdebug.model import Conversation
@@ -165,13 +165,7 @@ def _from_payload(payload: Any) -> Imported:
         step=past.step,
         round=past.round,
     )
-    state.next_phase, state.status, state.status_text = next_phase_for(conv)
-    if state.status == "ready" and state.next_phase == "request":
-        if not past.round:
-            state.next_phase = "declaration"  # the tools are declared before the first request
-        elif conv.messages[-1].role == "tool":
-            state.next_phase = "continuation"
-            state.status_text = "the results are ready to send back; step to send them"
+    state.next_phase, state.status, state.status_text = resume(conv, past.events)
     name = f"{decoded.protocol} {decoded.kind} (imported)"
     return Imported(state, name, decoded.protocol, decoded.kind, list(decoded.warnings))
 

@@ -39,6 +39,7 @@ class Replay:
     events: list[TraceEvent] = field(default_factory=list)
     step: int = 0
     round: int = 0
+    messages: int = 0  # the history's length once this step is done
 
     def add(
         self, phase: Phase, kind: EventKind, source: Lane, target: Lane, label: str, **kw: Any
@@ -53,6 +54,7 @@ class Replay:
                 source=source,
                 target=target,
                 label=label,
+                messages=self.messages,
                 **kw,
             )
         )
@@ -69,27 +71,63 @@ def replay(conv: Conversation) -> Replay:
     first = next((i for i, m in enumerate(messages) if m.role == "assistant"), None)
     if first is None:
         return r
-    r.step, r.round = 1, 1
+    r.step, r.round, r.messages = 1, 1, first
     declare_events(r.add, conv.model_copy(update={"messages": messages[:first]}))
     results = 0  # results since the last model turn: sent back before the next one
     for i, msg in enumerate(messages[first:], start=first):
         match msg.role:
             case "assistant":
                 if results:
-                    r.step, r.round = r.step + 1, r.round + 1
+                    r.step, r.round, r.messages = r.step + 1, r.round + 1, i
                     continuation_event(r.add, results)
                     results = 0
-                r.step += 1
+                r.step, r.messages = r.step + 1, i + 1
                 turn_events(r.add, msg, r.round)
             case "tool":
-                r.step += 1
+                r.step, r.messages = r.step + 1, i + 1
                 _results(r, msg, _calls_before(messages, i))
                 results += len(msg.tool_results)
             case "user" if msg.text:
+                r.messages = i + 1
                 r.add("continuation", "user_message", "user", "runtime", shorten(msg.text, 48))
             case _:
                 pass  # a system message, or a user turn without text: no arrow of its own
     return r
+
+
+def rebuild(
+    recorded: list[TraceEvent], before: Conversation, after: Conversation
+) -> list[TraceEvent]:
+    """The trace for ``after``, a history edited (or cut short) from ``before``.
+
+    The recorded events of the messages both histories share are kept as they were (with
+    their timings, handlers and approvals); the rest is redrawn from ``after``, so a deleted
+    turn's arrows go and an edited one is drawn as it now reads. Events recorded without a
+    message count (older sessions) are all redrawn once the history changes.
+    """
+    head = 0
+    for old, new in zip(before.messages, after.messages, strict=False):
+        if old != new:
+            break
+        head += 1
+    if head == len(before.messages) == len(after.messages):
+        return list(recorded)
+    if any(e.messages is None for e in recorded):
+        head = -1  # which message an event belongs to is unknown: redraw it all
+    kept = [e for e in recorded if e.messages is not None and e.messages <= head]
+    redrawn = replay(after).events
+    tail = [e for e in redrawn if e.messages is not None and e.messages > head]
+    # Results sent back at the edge: drawn again unless the kept events already did.
+    sent = [e for e in redrawn if e.kind == "continuation" and e.messages == head]
+    if sent and not (kept and kept[-1].kind == "continuation"):
+        tail = sent + tail
+    base = kept[-1].step if kept else 0
+    steps: dict[int, int] = {}
+    out = list(kept)
+    for e in tail:
+        step = steps.setdefault(e.step, base + len(steps) + 1)
+        out.append(e.model_copy(update={"seq": len(out), "step": step}))
+    return out
 
 
 def declare_events(add: Sink, conv: Conversation) -> None:

@@ -66,6 +66,9 @@ class TraceEvent(BaseModel):
     data: dict[str, JsonValue] = Field(default_factory=dict)
     t_ms: float = 0.0
     duration_ms: float | None = None
+    # How many messages the history held once the event's step was done: an edit that changes
+    # message i keeps the events with at most i and redraws the rest (None: not recorded).
+    messages: int | None = None
 
 
 @dataclass(frozen=True)

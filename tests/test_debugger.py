@@ -227,7 +227,10 @@ def test_fork_keeps_history_up_to_the_message_and_diverges_independently():
             "content": '{"id": "T-9", "title": "Buy milk"}',
         },
     )
-    fork.step()  # the model's next turn reads the edited result
+    # the edited result has not been sent: it goes back first, then the model reads it
+    assert fork.state.next_phase == "continuation"
+    fork.step()
+    fork.step()
     update = fork.conversation.messages[3].tool_calls[0]
     assert update.arguments["task_id"] == "T-9"
     original = session.conversation.messages[3].tool_calls[0]

@@ -74,3 +74,88 @@ def test_an_error_result_without_an_error_type_is_labelled_as_an_error():
     )
     result = next(e for e in replay(conv).events if e.kind == "result")
     assert (result.label, result.error) == ("error: boom", True)
+
+
+def _kinds(state):
+    return [e.kind for e in state.events]
+
+
+def test_deleting_the_final_answer_takes_its_arrows_away():
+    s = Session.from_scenario("weather")
+    s.run()
+    recorded = list(s.state.events)
+    s.delete_message(len(s.conversation.messages) - 1)
+    # everything up to the results going back is kept exactly as it was recorded
+    assert s.state.events == recorded[:-2]
+    assert s.state.next_phase == "request" and s.state.status == "ready"
+    s.step()
+    assert _kinds(s.state).count("final_answer") == 1
+    assert [e.seq for e in s.state.events] == list(range(len(s.state.events)))
+
+
+def test_an_edited_result_is_redrawn_with_everything_after_it():
+    s = Session.from_scenario("weather")
+    s.run()
+    recorded = list(s.state.events)
+    tokyo = {"kind": "tool_result", "call_id": "call_2", "name": "get_weather", "content": "9"}
+    s.edit_part(2, 1, tokyo)
+    assert s.state.events[:5] == recorded[:5]  # declaration and calls, with their timings
+    assert _kinds(s.state) == _kinds_of(recorded)
+    results = [e for e in s.state.events if e.kind == "result"]
+    assert [(r.label, r.error) for r in results][1] == ("9", False)
+    assert all(e.duration_ms is None for e in s.state.events[5:])  # redrawn, not re-run
+    assert [e.step for e in s.state.events[5:]] == [3, 3, 3, 3, 4, 5, 5]  # steps renumbered on
+    assert s.state.status == "finished" and s.state.round == 2
+
+
+def test_an_edited_result_at_the_end_goes_back_to_the_model_again():
+    s = Session.from_scenario("weather")
+    for _ in range(4):
+        s.step()  # the results have gone back; the model has not answered yet
+    tokyo = {"kind": "tool_result", "call_id": "call_2", "name": "get_weather", "content": "9"}
+    s.edit_part(2, 1, tokyo)
+    assert _kinds(s.state)[-1] == "result"
+    assert s.state.next_phase == "continuation" and s.state.round == 1
+    s.step()
+    assert s.state.events[-1].kind == "continuation" and s.state.round == 2
+
+
+def _kinds_of(events):
+    return [e.kind for e in events]
+
+
+def test_a_follow_up_question_is_drawn_and_the_model_asked_again():
+    s = Session.from_scenario("weather")
+    s.run()
+    recorded = list(s.state.events)
+    n = len(s.conversation.messages)
+    s.insert_message(n, {"role": "user", "parts": [{"kind": "text", "text": "And Rome?"}]})
+    assert s.state.events[:-1] == recorded
+    assert (s.state.events[-1].kind, s.state.events[-1].label) == ("user_message", "And Rome?")
+    assert s.state.next_phase == "request" and s.state.status == "ready"
+
+
+def test_changes_that_leave_the_history_alone_keep_the_trace():
+    s = Session.from_scenario("weather")
+    s.run()
+    recorded = list(s.state.events)
+    s.set_faults([])
+    assert s.state.events == recorded
+
+
+def test_a_fork_keeps_the_recorded_head_of_the_trace():
+    s = Session.from_scenario("weather")
+    s.run()
+    fork = s.fork(2)  # user, calls, results (already sent back)
+    assert fork.state.events == [e for e in s.state.events if e.messages <= 3]
+    assert fork.state.events[-1].kind == "continuation"
+    assert fork.state.next_phase == "request"
+
+
+def test_events_recorded_without_message_counts_are_redrawn_after_an_edit():
+    s = Session.from_scenario("weather")
+    s.run()
+    legacy = [e.model_copy(update={"messages": None}) for e in s.state.events]
+    s.state.events = legacy
+    s.delete_message(len(s.conversation.messages) - 1)
+    assert _essence(s.state.events) == _essence(replay(s.conversation).events)
