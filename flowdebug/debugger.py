@@ -18,9 +18,10 @@ import uuid
 from collections.abc import Callable
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, JsonValue
 
-from flowdebug.errors import FlowdebugError, UsageError, validation_path
+from flowdebug.edits import EditError, check_index, check_role, parse_message, parse_part
+from flowdebug.errors import UsageError
 from flowdebug.faults import (
     Fault,
     apply_protocol_faults,
@@ -28,7 +29,7 @@ from flowdebug.faults import (
     first_call_number,
 )
 from flowdebug.handlers import Toolset
-from flowdebug.model import PARTS, Conversation, Message
+from flowdebug.model import Conversation, Message
 from flowdebug.players.base import Player, WireExchange
 from flowdebug.replay import (
     Replay,
@@ -45,15 +46,10 @@ from flowdebug.trace import (
     Lane,
     Phase,
     TraceEvent,
-    shorten,
 )
 
 Status = Literal["ready", "awaiting_approval", "finished", "halted"]
 NextPhase = Literal["declaration", "request", "execution", "continuation"]
-
-
-class EditError(FlowdebugError):
-    """An edit was refused; the session is unchanged."""
 
 
 class Breakpoint(BaseModel):
@@ -444,10 +440,10 @@ class Session:
     def edit_part(self, msg: int, part: int, data: str | dict[str, Any]) -> None:
         """Replace one part with ``data`` (JSON text or a dict), validated."""
         messages = self._messages()
-        _check_index(messages, msg, "message")
-        _check_index(messages[msg].parts, part, "part")
-        new = _parse_part(data, f"messages[{msg}].parts[{part}]")
-        _check_role(messages[msg].role, new, f"messages[{msg}].parts[{part}]")
+        check_index(messages, msg, "message")
+        check_index(messages[msg].parts, part, "part")
+        new = parse_part(data, f"messages[{msg}].parts[{part}]")
+        check_role(messages[msg].role, new, f"messages[{msg}].parts[{part}]")
         parts = list(messages[msg].parts)
         parts[part] = new
         messages[msg] = messages[msg].model_copy(update={"parts": parts})
@@ -456,20 +452,20 @@ class Session:
     def edit_message(self, msg: int, data: str | dict[str, Any]) -> None:
         """Replace a whole message with ``data`` (JSON text or a dict), validated."""
         messages = self._messages()
-        _check_index(messages, msg, "message")
-        messages[msg] = _parse_message(data, f"messages[{msg}]")
+        check_index(messages, msg, "message")
+        messages[msg] = parse_message(data, f"messages[{msg}]")
         self._commit(self.state.conversation.model_copy(update={"messages": messages}))
 
     def insert_message(self, index: int, data: str | dict[str, Any]) -> None:
         messages = self._messages()
         if not 0 <= index <= len(messages):
             raise EditError(f"messages[{index}]: no such position (0..{len(messages)})")
-        messages.insert(index, _parse_message(data, f"messages[{index}]"))
+        messages.insert(index, parse_message(data, f"messages[{index}]"))
         self._commit(self.state.conversation.model_copy(update={"messages": messages}))
 
     def delete_message(self, msg: int) -> None:
         messages = self._messages()
-        _check_index(messages, msg, "message")
+        check_index(messages, msg, "message")
         del messages[msg]
         self._commit(self.state.conversation.model_copy(update={"messages": messages}))
 
@@ -488,7 +484,7 @@ class Session:
     def fork(self, msg: int) -> Session:
         """A new session whose history is this one's up to and including message ``msg``."""
         messages = self._messages()
-        _check_index(messages, msg, "message")
+        check_index(messages, msg, "message")
         conv = self.state.conversation.model_copy(update={"messages": messages[: msg + 1]})
         state = self.state.snapshot()
         state.id = uuid.uuid4().hex[:12]
@@ -507,78 +503,6 @@ def _redraw(state: SessionState, before: Conversation) -> None:
     state.next_phase, state.status, state.status_text = resume(state.conversation, state.events)
 
 
-def _short(text: str, n: int = 48) -> str:
-    return shorten(text, n)
-
-
 def _exchange_json(ex: WireExchange, step: int) -> dict[str, JsonValue]:
     data = {k: v for k, v in vars(ex).items() if not k.startswith("_")}
     return json.loads(json.dumps({"step": step, **data}, default=str))
-
-
-def _check_index(items: list[Any], i: int, what: str) -> None:
-    if not 0 <= i < len(items):
-        raise EditError(f"no {what} {i} (there are {len(items)})")
-
-
-def _load(data: str | dict[str, Any], where: str) -> Any:
-    if isinstance(data, str):
-        try:
-            return json.loads(data)
-        except json.JSONDecodeError as e:
-            raise EditError(
-                f"{where}: not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
-            ) from None
-    return data
-
-
-def _check_unicode(raw: Any, where: str) -> None:
-    """Refuse lone surrogates (``"\\ud800"`` is valid JSON): not text, and a session that
-    holds one cannot be saved."""
-    try:
-        json.dumps(raw, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise EditError(f"{where}: holds a lone surrogate (\\ud800-\\udfff), not text") from None
-    except (TypeError, ValueError, RecursionError):
-        pass  # validation gives the reason
-
-
-def _pydantic_reason(e: ValidationError, where: str) -> str:
-    err = e.errors()[0]
-    return f"{validation_path(err['loc'], where)}: {err['msg']}"
-
-
-def _parse_part(data: str | dict[str, Any], where: str) -> Any:
-    raw = _load(data, where)
-    _check_unicode(raw, where)
-    try:
-        return PARTS.validate_python(raw)
-    except ValidationError as e:
-        raise EditError(_pydantic_reason(e, where)) from None
-
-
-_MESSAGE = TypeAdapter(Message)
-
-
-def _parse_message(data: str | dict[str, Any], where: str) -> Message:
-    raw = _load(data, where)
-    _check_unicode(raw, where)
-    try:
-        message = _MESSAGE.validate_python(raw)
-    except ValidationError as e:
-        raise EditError(_pydantic_reason(e, where)) from None
-    for i, part in enumerate(message.parts):
-        _check_role(message.role, part, f"{where}.parts[{i}]")
-    return message
-
-
-def _check_role(role: str, part: Any, where: str) -> None:
-    kind = part.kind
-    if kind == "tool_call" and role != "assistant":
-        raise EditError(f"{where}: a tool_call belongs in an assistant message, not {role}")
-    if kind == "tool_result" and role != "tool":
-        raise EditError(f"{where}: a tool_result belongs in a tool message, not {role}")
-    if kind == "thinking" and role != "assistant":
-        raise EditError(f"{where}: thinking belongs in an assistant message, not {role}")
-    if role == "tool" and kind != "tool_result":
-        raise EditError(f"{where}: a tool message holds only tool_result parts")

@@ -12,7 +12,8 @@ import json
 from collections.abc import Iterable
 from typing import Any, assert_never
 
-from flowdebug.debugger import EditError, Session
+from flowdebug.debugger import Session
+from flowdebug.edits import EditError
 from flowdebug.model import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 from flowdebug.views import Pair
 

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from flowdebug import protocols, scenarios
-from flowdebug.debugger import Breakpoint, EditError, Session
+from flowdebug.debugger import Breakpoint, Session
+from flowdebug.edits import EditError
 from flowdebug.encodings import encode_all
 from flowdebug.errors import UsageError
 from flowdebug.faults import parse_fault

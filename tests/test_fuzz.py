@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flowdebug.convert import TARGETS, convert
-from flowdebug.debugger import EditError, Session
+from flowdebug.debugger import Session
+from flowdebug.edits import EditError
 from flowdebug.errors import CodecError, FlowdebugError
 from flowdebug.exporting import trace
 from flowdebug.importing import import_session

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from flowdebug.debugger import EditError, Session
+from flowdebug.debugger import Session
+from flowdebug.edits import EditError
 from flowdebug.history_io import (
     add_fork,
     message_from_form,
