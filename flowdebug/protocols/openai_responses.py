@@ -30,9 +30,9 @@ from flowdebug.model import (
 )
 from flowdebug.protocols import openai_responses_stream as stream
 from flowdebug.protocols.base import Converted, Kind, Warnings, expect, require
+from flowdebug.protocols.openai_responses_item_decode import ItemDecoder
 from flowdebug.protocols.openai_responses_items import (
     PROTOCOL,
-    ItemDecoder,
     ItemEncoder,
     derived_id,
     details,
