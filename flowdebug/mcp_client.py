@@ -26,7 +26,7 @@ import asyncio
 import atexit
 import contextlib
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 from typing import Any
 
 import mcp_types as types
@@ -217,17 +217,28 @@ class McpClient:
 
 # --- shared clients, tool sets, the handler -------------------------------------------------
 
-_POOL: dict[str, McpClient] = {}
+# Clients by (server, session). A stdio server is a process of its own per session, so two
+# people stepping the same scenario never see each other's server state (tasks created, ...);
+# an HTTP server is one server whoever calls it, so its connection is shared. The least
+# recently used client beyond MAX_CLIENTS is closed (its session gets a fresh server).
+MAX_CLIENTS = 16
+_POOL: OrderedDict[tuple[str, str], McpClient] = OrderedDict()
 _POOL_LOCK = threading.Lock()
 
 
-def client_for(spec: McpServerSpec) -> McpClient:
-    """The shared client of ``spec``'s server (one connection per server per process)."""
+def client_for(spec: McpServerSpec, session_id: str = "") -> McpClient:
+    """The client of ``spec``'s server for ``session_id`` ("": listings, the command line)."""
+    key = (spec.key, session_id if spec.stdio is not None else "")
     with _POOL_LOCK:
-        client = _POOL.get(spec.key)
+        client = _POOL.get(key)
         if client is None:
-            client = _POOL[spec.key] = McpClient(spec)
-        return client
+            client = _POOL[key] = McpClient(spec)
+        _POOL.move_to_end(key)
+        evicted = [_POOL.popitem(last=False)[1] for _ in range(len(_POOL) - MAX_CLIENTS)]
+    for old in evicted:
+        with contextlib.suppress(Exception):  # a server that already died has nothing to close
+            old.close()
+    return client
 
 
 @atexit.register
@@ -269,7 +280,7 @@ def run_mcp_handler(handler: McpHandler, arguments: dict[str, Any], ctx: ToolCon
     timeout = (
         CALL_TIMEOUT if remaining == float("inf") else max(round(remaining - _MARGIN, 1), 0.05)
     )
-    call = client_for(handler.server).call_tool(
+    call = client_for(handler.server, ctx.session_id).call_tool(
         handler.tool, arguments, timeout=timeout, call_id=ctx.call_id or None
     )
     result = call.result

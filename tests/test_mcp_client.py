@@ -7,12 +7,12 @@ import threading
 
 import pytest
 
-from flowdebug import protocols, scenarios
+from flowdebug import mcp_client, protocols, scenarios
 from flowdebug.handlers import HANDLER, McpHandler, ToolEntry, Toolset
 from flowdebug.mcp_bridge import mcp_bridge_report, tools_part
 from flowdebug.mcp_client import McpClient, McpError, close_all, toolset_from_mcp
 from flowdebug.mcp_spec import McpServerSpec
-from flowdebug.model import Tool, ToolCall
+from flowdebug.model import Message, Tool, ToolCall
 from flowdebug.runtime import Execution, Policy, Runtime
 from flowdebug.trace import TraceEvent, sequence
 from tests.mcp_servers import FAULTY_STDIO, SAMPLE_STDIO, http_server
@@ -239,6 +239,34 @@ def test_mcp_scenario_runs_through_the_runtime_with_structured_content_and_a_tim
     assert "notifications/cancelled" in tokyo.result.text
     methods_seen = [m["msg"].get("method") for m in tokyo.data["mcp"]["messages"]]
     assert methods_seen == ["tools/call", "notifications/cancelled"]
+
+
+def test_sessions_get_their_own_stdio_server_and_its_state():
+    toolset = toolset_from_mcp(SAMPLE_STDIO, timeout=5)
+
+    def call(session: str, name: str, arguments: dict) -> str:
+        message = Message(
+            role="assistant", parts=[ToolCall(id="c1", name=name, arguments=arguments)]
+        )
+        [ex] = Runtime(toolset, Policy(), session_id=session).execute(message).executions
+        assert not ex.result.is_error, ex.result.text
+        return ex.result.text
+
+    call("alice", "create_task", {"title": "Alice's secret task"})
+    assert "Alice's secret task" in call("alice", "list_tasks", {})
+    assert "Alice's secret task" not in call("bob", "list_tasks", {})
+
+
+def test_the_least_recently_used_client_beyond_the_cap_is_closed(monkeypatch):
+    monkeypatch.setattr(mcp_client, "MAX_CLIENTS", 2)
+    first = mcp_client.client_for(SAMPLE_STDIO, "s1")
+    assert mcp_client.client_for(SAMPLE_STDIO, "s1") is first
+    mcp_client.client_for(SAMPLE_STDIO, "s2")
+    mcp_client.client_for(SAMPLE_STDIO, "s3")
+    assert mcp_client.client_for(SAMPLE_STDIO, "s1") is not first
+    # an HTTP server is one server whoever calls it: one shared connection
+    remote = McpServerSpec(url="http://127.0.0.1:9/mcp")
+    assert mcp_client.client_for(remote, "a") is mcp_client.client_for(remote, "b")
 
 
 def _events(executions: list[Execution]) -> list[TraceEvent]:
