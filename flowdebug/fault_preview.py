@@ -25,8 +25,9 @@ from flowdebug.faults import CATALOG, Fault
 from flowdebug.lint import lint_conversation
 from flowdebug.lint_finding import Finding
 from flowdebug.model import Conversation, Message
+from flowdebug.payload_text import pretty, text_diff
 from flowdebug.protocols.base import ConversionWarning
-from flowdebug.step_view import VerdictName, pretty, text_diff, verdict
+from flowdebug.step_view import VerdictName, verdict
 
 Target = Literal["tool", "call", "nth", "all"]
 TARGETS: dict[str, str] = {

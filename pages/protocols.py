@@ -3,17 +3,8 @@
 import streamlit as st
 
 from flowdebug.errors import FlowdebugError
-from flowdebug.step_view import (
-    KINDS,
-    LEVEL_ICONS,
-    Change,
-    StepView,
-    elide,
-    pretty,
-    sse_text,
-    step_views,
-    verdict_badge,
-)
+from flowdebug.payload_text import elide, pretty, sse_text
+from flowdebug.step_view import KINDS, LEVEL_ICONS, Change, StepView, step_views, verdict_badge
 from flowdebug.views import PHASE_TITLES, phase_now
 from pages import common
 

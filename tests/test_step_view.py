@@ -8,18 +8,11 @@ import re
 
 import pytest
 
-from flowdebug import protocols, step_view
+from flowdebug import payload_text, protocols, step_view
 from flowdebug.debugger import Session
 from flowdebug.model import Conversation, Message, Text, ToolCall, ToolResult
-from flowdebug.step_view import (
-    changed_paths,
-    elide,
-    pretty,
-    sse_text,
-    step_views,
-    text_diff,
-    verdict,
-)
+from flowdebug.payload_text import changed_paths, elide, pretty, sse_text, text_diff
+from flowdebug.step_view import step_views, verdict
 from flowdebug.views import previous_state
 
 NAMES = list(protocols.PROTOCOLS)
@@ -383,7 +376,7 @@ def test_changed_paths_name_what_was_added_removed_and_changed():
         "$.new added",
     ]
     many = changed_paths([], list(range(30)))
-    assert len(many) == step_view.MAX_PATHS + 1 and many[-1] == "… 18 more"
+    assert len(many) == payload_text.MAX_PATHS + 1 and many[-1] == "… 18 more"
 
 
 def test_elide_keeps_the_first_and_last_lines_of_a_long_text():
