@@ -301,12 +301,19 @@ class McpHandler(_Model):
 
     Tool errors (``isError``), JSON-RPC errors, timeouts and a server that dies come back as
     error results with ``error_type`` ``tool_error``, ``protocol``, ``timeout`` and
-    ``mcp_crash``; the connection is shared per server and reopened after a crash.
+    ``mcp_crash``. A stdio server runs once per session (an HTTP server is shared) and is
+    started again after a crash.
     """
 
     kind: Literal["mcp"] = "mcp"
     server: McpServerSpec
     tool: str
+
+    def prepare(self, ctx: ToolContext) -> None:
+        """Start (or reach) the session's server before the call's timeout starts ticking."""
+        from flowdebug.mcp_client import prepare_mcp_handler
+
+        prepare_mcp_handler(self, ctx)
 
     def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
         from flowdebug.mcp_client import run_mcp_handler

@@ -47,6 +47,7 @@ __all__ = [
     "McpError",
     "client_for",
     "close_all",
+    "prepare_mcp_handler",
     "run_mcp_handler",
     "toolset_from_mcp",
 ]
@@ -272,6 +273,13 @@ def toolset_from_mcp(
 # The runtime abandons a call at its deadline; the MCP timeout fires a little earlier so the
 # result says what happened on the wire (no response, notifications/cancelled sent).
 _MARGIN = 0.2
+
+
+def prepare_mcp_handler(handler: McpHandler, ctx: ToolContext) -> None:
+    """Connect the session's client before a batch's timeouts start (a stdio server takes a
+    second or two to start). A server that cannot be reached is reported by the call."""
+    with contextlib.suppress(McpError):
+        client_for(handler.server, ctx.session_id).connect()
 
 
 def run_mcp_handler(handler: McpHandler, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:

@@ -264,6 +264,12 @@ class Runtime:
         for n, call in enumerate(calls):
             plans.append(self._prepare(call, first_call_number + n, decisions or {}, faults, seen))
             seen.add(call.id)
+        # A handler with something to open first (an MCP server to start) opens it now, so a
+        # tool's timeout measures its call and not the server's start.
+        for job in [plan.job for plan in plans if plan.job]:
+            prepare = getattr(job.handler, "prepare", None)
+            if prepare is not None:
+                prepare(job.ctx)  # cheap once open: a second call of a batch finds it open
         for plan in plans:
             if plan.job:
                 plan.job.start(plan.timeout)
