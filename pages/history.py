@@ -89,6 +89,16 @@ def _show_refusal(key: str) -> None:
         shown.add(key)
 
 
+def _editor(key: str, text: str) -> str:
+    """Fill an editor through the session state, not as the widget's default: the browser
+    keeps showing what it showed under the same key, so a changed default (after an undo or
+    another edit) would not reach the screen. What the person typed stays until the history
+    changes."""
+    if key not in st.session_state:
+        st.session_state[key] = text
+    return text
+
+
 def _highlight(column: str, values: set[str]):
     def style(row: pd.Series) -> list[str]:
         return [PROBLEM_STYLE if row[column] in values else "" for _ in row]
@@ -211,11 +221,10 @@ for i in range(start, min(n, start + PAGE)):
         )
         top[2].button("Delete", key=f"delete_{i}", on_click=_delete, args=(i,), width="stretch")
         for j, part in enumerate(m.parts):
-            text = part_json(part)
+            text = _editor(f"part_{i}_{j}", part_json(part))
             cols = st.columns([8, 1], vertical_alignment="bottom")
             cols[0].text_area(
                 f"messages[{i}].parts[{j}] · **{part.kind}** — {part_summary(part)}",
-                text,
                 key=f"part_{i}_{j}",
                 height=min(max(100, 26 * (text.count("\n") + 2)), 340),
             )
@@ -227,10 +236,9 @@ for i in range(start, min(n, start + PAGE)):
         with st.expander("Edit the whole message · insert a message after it", expanded=opened):
             whole, insert = st.columns(2, gap="large")
             with whole:
-                whole_text = message_json(m)
+                whole_text = _editor(f"msg_{i}", message_json(m))
                 st.text_area(
                     "Message (JSON)",
-                    whole_text,
                     key=f"msg_{i}",
                     height=min(max(120, 24 * (whole_text.count("\n") + 2)), 400),
                 )
