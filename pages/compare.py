@@ -21,6 +21,12 @@ st.caption(
     "model*) or a base URL; the offline emulator speaks every vendor's API on this machine."
 )
 request = current_turn(s.conversation).request
+# Results shown belong to the request they answered: another session or step clears them.
+asked = (s.state.id, s.state.step, len(request.messages))
+if st.session_state.get("fd_compare_for") != asked:
+    for key in ("fd_compare", "fd_ab"):
+        st.session_state.pop(key, None)
+    st.session_state.fd_compare_for = asked
 st.markdown(
     f"**Request:** {len(request.messages)} messages, {len(request.tools)} tools "
     f"({', '.join(t.name for t in request.tools) or 'none'})"
@@ -30,7 +36,8 @@ st.markdown(
 def _emulator(kind: str, keyword: str = "", tool: str = "") -> Emulator:
     """This browser session's local emulator of the given kind (started once)."""
     emulators = st.session_state.setdefault("fd_emulators", {})
-    key = (kind, keyword, tool)
+    # The emulator answers like the session's scenario: another scenario needs another one.
+    key = (kind, keyword, tool, s.state.scenario)
     if key not in emulators:
         if kind == "keyword":
             args = example_arguments(s.state.scenario, s.conversation, tool)

@@ -61,3 +61,16 @@ def test_compare_with_a_live_player_and_no_key_reports_the_error_per_row(at, mon
     assert all("no API key" in (r["error"] or "") for r in rows)
     # the table cuts long text: every error is also written out whole below it
     assert [e.value for e in at.error] == [f"**{r['player']}** failed: {r['error']}" for r in rows]
+
+
+def test_another_scenario_gets_its_own_emulator_and_old_results_go(at):
+    from flowdebug.debugger import Session
+
+    at.button(key="cmp_run").click().run()
+    assert all(r["chosen"].startswith("get_weather") for r in at.session_state.fd_compare)
+    at.session_state.fd_session = Session.from_scenario("tasks")
+    at.run()
+    assert "fd_compare" not in at.session_state  # the weather answers are not shown for tasks
+    at.button(key="cmp_run").click().run()
+    rows = at.session_state.fd_compare
+    assert rows and all(r["chosen"] == "create_task" and not r["error"] for r in rows)
