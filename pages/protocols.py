@@ -50,8 +50,11 @@ common.show_error()
 
 views = step_views(s, chosen)
 first = views[chosen[0]]
+# The last arrow drawn went to the model (tools declared, results sent): the request is out.
+sent = bool(s.state.events) and s.state.events[-1].kind in ("declare", "continuation")
+waiting = "waits for the model's answer" if sent else "is the next one sent"
 if first.pending:
-    where = f"request {first.turn} is the next one sent — not answered yet"
+    where = f"request {first.turn} {'sent — ' if sent else ''}{waiting}"
 else:
     where = f"turn {first.turn}: request sent, response received"
 st.markdown(
@@ -99,11 +102,11 @@ def _code(text: str, language: str = "json") -> None:
 def _payload(v: StepView, kind: str) -> None:
     p = v.payloads.get(kind)
     if p is None:
-        st.caption(f"No {kind} yet: request {v.turn} is about to be sent.")
+        st.caption(f"No {kind} yet: request {v.turn} {waiting}.")
         return
     if v.pending and kind != "request":
         st.caption(
-            f"**{p.label}**, the model's last turn: request {v.turn} is not answered yet · "
+            f"**{p.label}**, the model's last turn: request {v.turn} {waiting} · "
             + _status(v.diffs.get(kind), p.label)
         )
     else:

@@ -48,7 +48,16 @@ def test_default_scenario_shows_the_five_request_columns(at):
     assert '"messages": [' in codes[0].value and '"contents": [' in codes[3].value
     assert '"method": "tools/list"' in codes[4].value
     assert any("nothing to compare yet" in c.value for c in request.caption)
-    assert "No response yet: request 1 is about to be sent." in [
+    assert "No response yet: request 1 is the next one sent." in [
+        c.value for c in tab(at, "Response").caption
+    ]
+
+
+def test_after_the_declaration_request_1_is_out_and_waits_for_its_answer(at):
+    at.button(key="proto_step").click().run()
+    heading = next(m.value for m in at.markdown if m.value.startswith("### "))
+    assert "step 1 · request 1 sent — waits for the model's answer" in heading
+    assert "No response yet: request 1 waits for the model's answer." in [
         c.value for c in tab(at, "Response").caption
     ]
 
