@@ -112,6 +112,8 @@ def _apply_player() -> None:
 
 
 def chosen_protocols() -> list[str]:
+    """The protocols chosen in the sidebar, in the usual order; all of them when none is
+    (the sidebar says so)."""
     names = st.session_state.get("protocols") or list(protocols.PROTOCOLS)
     return [n for n in protocols.PROTOCOLS if n in names]
 
@@ -161,6 +163,8 @@ def sidebar() -> None:
         st.multiselect(
             "Protocols shown", list(protocols.PROTOCOLS), format_func=title, key="protocols"
         )
+        if not st.session_state.protocols:
+            st.caption(":orange[No protocol chosen: all five are shown until you pick one.]")
         st.toggle("Presenter mode (large type)", key="presenter")
         with st.expander("Who plays the model", expanded=False):
             kind = st.radio(

@@ -32,9 +32,6 @@ st.caption(
     "wire for the same step. Choose the protocols in the sidebar."
 )
 chosen = tuple(common.chosen_protocols())
-if not chosen:
-    st.info("Choose at least one protocol in the sidebar.")
-    st.stop()
 payloads = _payloads(conv.model_dump_json(), chosen)
 labels = [p.label for p in payloads[chosen[0]]]
 st.markdown(

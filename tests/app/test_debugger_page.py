@@ -100,6 +100,9 @@ def test_protocol_choice_limits_the_graphs(at):
     at.multiselect(key="protocols").set_value(["anthropic", "mcp"]).run()
     dots = [g.proto.spec for g in at.get("graphviz_chart")]
     assert len(dots) == 2 and "MCP server" in dots[1]
+    at.multiselect(key="protocols").set_value([]).run()
+    assert len(at.get("graphviz_chart")) == 5
+    assert any("No protocol chosen" in c.value for c in at.sidebar.caption)
 
 
 def test_two_browser_sessions_do_not_share_state():
