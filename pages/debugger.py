@@ -39,8 +39,24 @@ def _reset() -> None:
         session.undo_to(0)
 
 
+ACTIONS = {
+    "step": (lambda x: x.step(), "Step"),
+    "step_turn": (lambda x: x.step_turn(), "Step turn"),
+    "run": (lambda x: x.run(), "Run"),
+}
+
+
+def _queue(name: str) -> None:
+    st.session_state.fd_action = name
+
+
 st.title("Debugger")
 top = st.columns([3, 1, 1, 1, 1, 1])
+# A clicked Step / Step turn / Run runs here, before its buttons are drawn: they then show
+# the state it left (disabled once the cycle is over, Undo enabled once there is a step).
+if queued := st.session_state.pop("fd_action", None):
+    common.run_action(*ACTIONS[queued])
+s = common.session()
 CUSTOM = ""  # an imported or hand-made session has no scenario to reload
 current = s.state.scenario if s.state.scenario in names else CUSTOM
 options = names if current else [CUSTOM, *names]
@@ -54,44 +70,47 @@ top[0].selectbox(
     format_func=lambda n: f"{n} — {scenarios.load(n).title}" if n else "(imported session)",
 )
 over = s.done  # a finished or halted cycle: stepping on makes no sense until undo/reset
-step = top[1].button(
-    "Step",
-    key="step",
-    type="primary",
-    shortcut="N",
-    help="Run one phase (N)",
-    width="stretch",
-    disabled=over,
-)
-turn = top[2].button(
-    "Step turn",
-    key="step_turn",
-    shortcut="T",
-    help="Run one model turn and its execution (T)",
-    width="stretch",
-    disabled=over,
-)
-run = top[3].button(
-    "Run",
-    key="run",
-    shortcut="G",
-    help="Run to the end, a breakpoint or an approval (G)",
-    width="stretch",
-    disabled=over,
-)
+for col, (key, label, shortcut, hint) in zip(
+    top[1:4],
+    [
+        ("step", "Step", "N", "Run one phase (N)"),
+        ("step_turn", "Step turn", "T", "Run one model turn and its execution (T)"),
+        ("run", "Run", "G", "Run to the end, a breakpoint or an approval (G)"),
+    ],
+    strict=True,
+):
+    col.button(
+        label,
+        key=key,
+        type="primary" if key == "step" else "secondary",
+        shortcut=shortcut,
+        help=hint,
+        width="stretch",
+        disabled=over,
+        on_click=_queue,
+        args=(key,),
+    )
+# The undo history lives in this browser session: a reopened session starts without one.
+no_undo = "Nothing to undo: steps made before this session was reopened cannot be undone"
 top[4].button(
-    "Undo", key="undo", shortcut="U", on_click=_undo, help="Go back one step (U)", width="stretch"
+    "Undo",
+    key="undo",
+    shortcut="U",
+    on_click=_undo,
+    help="Go back one step (U)" if s.undo_stack else no_undo,
+    width="stretch",
+    disabled=not s.undo_stack,
 )
 top[5].button(
-    "Reset", key="reset", on_click=_reset, width="stretch", help="Start the scenario again"
+    "Reset",
+    key="reset",
+    on_click=_reset,
+    width="stretch",
+    help="Start the scenario again"
+    if s.state.scenario
+    else ("Go back to the session as it was imported" if s.undo_stack else no_undo),
+    disabled=not (s.state.scenario or s.undo_stack),
 )
-
-if step:
-    common.run_action(lambda x: x.step(), "Step")
-elif turn:
-    common.run_action(lambda x: x.step_turn(), "Step turn")
-elif run:
-    common.run_action(lambda x: x.run(), "Run")
 s = common.session()
 common.show_error()
 

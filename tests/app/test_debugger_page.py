@@ -80,11 +80,22 @@ def test_destructive_call_is_approved_from_the_page(at):
     assert s.state.tool_state["tasks"]["items"] == {}
 
 
-def test_undo_with_nothing_to_undo_shows_an_error_and_changes_nothing(at):
-    before = session(at).state.model_dump_json()
+def test_undo_is_disabled_with_a_reason_until_there_is_something_to_undo(at):
+    undo = at.button(key="undo")
+    assert undo.disabled and "Nothing to undo" in undo.proto.help
+    at.button(key="step").click().run()
+    assert not at.button(key="undo").disabled
     at.button(key="undo").click().run()
-    assert "nothing to undo" in at.error[0].value
-    assert session(at).state.model_dump_json() == before
+    assert session(at).state.step == 0 and at.button(key="undo").disabled
+
+
+def test_the_step_that_ends_the_cycle_disables_stepping_at_once(at):
+    for _ in range(4):
+        at.button(key="step").click().run()
+    assert not at.button(key="step").disabled
+    at.button(key="step").click().run()  # the final answer
+    assert session(at).done
+    assert all(at.button(key=k).disabled for k in ("step", "step_turn", "run"))
 
 
 def test_breakpoint_stops_run_before_the_tool(at):
