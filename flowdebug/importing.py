@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from flowdebug import protocols
 from flowdebug.convert import check_text, decode
 from flowdebug.debugger import SessionState, resume
 from flowdebug.errors import CodecError, FlowdebugError, json_path
@@ -29,6 +30,7 @@ from flowdebug.handlers import FixedHandler, ToolEntry, Toolset
 from flowdebug.model import Conversation
 from flowdebug.protocols.base import ConversionWarning
 from flowdebug.replay import replay
+from flowdebug.tools_io import tool_envelope
 
 if TYPE_CHECKING:
     from flowdebug.store import Store
@@ -145,8 +147,33 @@ def _scenario_toolset(name: Any) -> Toolset | None:
     return scenario.toolset() if scenario.mcp is None else None
 
 
+_BEDROCK_KEYS = ("toolConfig", "inferenceConfig", "stopReason", "messageStart", "toolSpec")
+
+
+def _unrecognised(payload: Any) -> CodecError:
+    """Why ``payload`` is no conversation, said for someone importing in the app."""
+    spoken = ", ".join(protocols.get(p).title for p in protocols.PROTOCOLS)
+    if tool_envelope(payload) is not None or (
+        isinstance(payload, dict)
+        and "tools" in payload
+        and set(payload) <= {"tools", "tool_choice"}
+    ):
+        why = "these are tool declarations, not a conversation: add them on the Tools page"
+    elif any(key in json.dumps(payload)[:4000] for key in _BEDROCK_KEYS):
+        why = f"this looks like Amazon Bedrock Converse, which flowdebug does not speak ({spoken})"
+    else:
+        keys = ", ".join(payload) if isinstance(payload, dict) else type(payload).__name__
+        why = f"not a payload of any protocol flowdebug speaks ({spoken}); found: {keys}"
+    return CodecError("input", "$", why)
+
+
 def _from_payload(payload: Any) -> Imported:
-    decoded = decode(payload)
+    try:
+        decoded = decode(payload)
+    except CodecError as e:
+        if e.protocol == "input" and e.path == "$":  # no protocol recognised it
+            raise _unrecognised(payload) from None
+        raise
     conv = decoded.as_conversation()
     if not conv.messages and not conv.tools:
         raise CodecError(
@@ -167,7 +194,19 @@ def _from_payload(payload: Any) -> Imported:
     )
     state.next_phase, state.status, state.status_text = resume(conv, past.events)
     name = f"{decoded.protocol} {decoded.kind} (imported)"
-    return Imported(state, name, decoded.protocol, decoded.kind, list(decoded.warnings))
+    warnings = list(decoded.warnings)
+    if not past.events and any(m.role == "tool" for m in conv.messages):
+        warnings.append(
+            ConversionWarning(
+                decoded.protocol,
+                "calls_missing",
+                "messages",
+                "the payload holds tool results but not the model turn that asked for them "
+                "(it was in an earlier response): History shows the results; the graph starts "
+                "with the next step",
+            )
+        )
+    return Imported(state, name, decoded.protocol, decoded.kind, warnings)
 
 
 def import_session(

@@ -168,6 +168,7 @@ if st.button("Import as a new session", key="imp_go", type="primary"):
             common.set_session(store.resume(imported.state.id))
             st.session_state.sessions_notice = (
                 f"Imported {imported.source} as “{imported.name}” and opened it."
+                + "".join(f"\n\n⚠️ {w.message}" for w in imported.warnings)
             )
             st.rerun()
         except FlowdebugError as e:

@@ -150,7 +150,18 @@ BAD = [
     (b"\xff\xfe{}", "$", "not UTF-8"),
     ('{"messages": [', "$", "line 1 column 15"),
     ('{"a": 1}\n{"b": \n', "$", "line 2"),
-    ("[1, 2]", "$", "not a payload of any supported protocol"),
+    ("[1, 2]", "$", "not a payload of any protocol flowdebug speaks"),
+    ("{}", "$", "not a payload of any protocol flowdebug speaks"),
+    (
+        '[{"name": "f", "input_schema": {"type": "object"}}]',
+        "$",
+        "tool declarations, not a conversation: add them on the Tools page",
+    ),
+    (
+        '{"messages": [{"role": "user", "content": [{"text": "hi"}]}], "toolConfig": {}}',
+        "$",
+        "Amazon Bedrock Converse",
+    ),
     ('{"format": "flowdebug.trace/2"}', "$.format", "unknown trace version"),
     ('{"format": "flowdebug.trace/1"}', "$.conversation", "valid dictionary"),
     (
@@ -200,3 +211,11 @@ def test_a_failed_import_leaves_the_store_untouched(tmp_path, weather):
                 import_session(data, store=store)
         assert store.list() == listed
         assert files() == before
+
+
+@needs_wire
+def test_results_without_their_calls_import_with_a_warning_that_says_why_nothing_is_drawn():
+    imported = import_session((WIRE / "mcp.tools_call.response.paris.json").read_text())
+    assert imported.state.events == []
+    [warning] = [w for w in imported.warnings if w.code == "calls_missing"]
+    assert "not the model turn that asked for them" in warning.message
