@@ -89,7 +89,8 @@ def replay(conv: Conversation) -> Replay:
                 results += len(msg.tool_results)
             case "user" if msg.text:
                 r.messages = i + 1
-                r.add("continuation", "user_message", "user", "runtime", shorten(msg.text, 48))
+                # a new question starts the cycle again: drawn like the first one
+                r.add("declaration", "user_message", "user", "runtime", shorten(msg.text, 48))
             case _:
                 pass  # a system message, or a user turn without text: no arrow of its own
     return r
