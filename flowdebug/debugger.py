@@ -338,7 +338,7 @@ class Session:
             (
                 f"{n} result{'s' if n > 1 else ''}"
                 + (f", {errors} failed" if errors else "")
-                + "; step to send them back"
+                + f"; step to send {'them' if n > 1 else 'it'} back"
             ),
         )
 

@@ -210,7 +210,9 @@ def _quality(i: int, tool: Tool) -> list[Finding]:
         props = node.get("properties")
         if not isinstance(props, dict):
             continue
-        if props and "required" not in node:
+        # Every property with a default says "all optional" on its own.
+        defaulted = all(isinstance(p, dict) and "default" in p for p in props.values())
+        if props and "required" not in node and not defaulted:
             out.append(NO_REQUIRED.at("required_missing", _path(i, path)))
         for name, prop in props.items():
             if not isinstance(prop, dict):

@@ -21,6 +21,12 @@ st.caption(
     "model*) or a base URL; the offline emulator speaks every vendor's API on this machine."
 )
 request = current_turn(s.conversation).request
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 # Results shown belong to the request they answered: another session or step clears them.
 asked = (s.state.id, s.state.step, len(request.messages))
 if st.session_state.get("fd_compare_for") != asked:
@@ -28,7 +34,8 @@ if st.session_state.get("fd_compare_for") != asked:
         st.session_state.pop(key, None)
     st.session_state.fd_compare_for = asked
 st.markdown(
-    f"**Request:** {len(request.messages)} messages, {len(request.tools)} tools "
+    f"**Request:** {_plural(len(request.messages), 'message')}, "
+    f"{_plural(len(request.tools), 'tool')} "
     f"({', '.join(t.name for t in request.tools) or 'none'})"
 )
 

@@ -262,7 +262,10 @@ if text.strip():
             if imported.protocol in protocols.PROTOCOLS
             else imported.protocol
         )
-        st.success(f"Detected **{imported.source}** ({title}): {len(imported.tools)} tool(s).")
+        # The source names the vendor already ("MCP (JSON-RPC) tools/list result").
+        where = imported.source if title in imported.source else f"{imported.source} ({title})"
+        count = f"{len(imported.tools)} tool{'s' if len(imported.tools) != 1 else ''}"
+        st.success(f"Detected **{where}**: {count}.")
         st.table(
             [
                 {

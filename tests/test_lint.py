@@ -927,3 +927,10 @@ def test_cli_lint_prints_one_line_per_finding_and_exits_1_on_errors(tmp_path, ca
         f"ERROR messages[1].parts[1]: openai-chat: call {TOKYO} has no tool message right after "
         f'its assistant message — "{CHAT_MISSING.format(TOKYO)}"\n'
     )
+
+
+
+def test_an_object_whose_properties_all_have_defaults_needs_no_required():
+    status = {"type": "string", "enum": ["open", "all"], "default": "all", "description": "Which"}
+    params = with_properties({"status": status})
+    assert facts(lint_tools([weather_tool(parameters=params)])) == set()
