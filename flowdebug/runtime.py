@@ -80,7 +80,8 @@ class Execution(_Model):
     """The record of one call: what came in, what went out, when, and what happened.
 
     ``started_ms`` / ``ended_ms`` are Unix times in milliseconds. ``arguments`` is what the
-    handler received (None when it did not run), ``handler`` its kind, ``fault`` the spec of
+    tool received (None when the runtime refused the call; an execution fault stands in for
+    the handler and gets them too), ``handler`` its kind, ``fault`` the spec of
     the execution fault applied, ``steps`` a readable account for trace events, ``log`` the
     handler's captured output or traceback, ``data`` what the handler adds to the call's trace
     events (an MCP handler: ``{"mcp": {...}}`` with the JSON-RPC messages exchanged).
@@ -384,7 +385,8 @@ class Runtime:
             number=plan.number,
             started_ms=plan.started_ms,
             ended_ms=ended_ms,
-            arguments=plan.arguments if plan.job else None,
+            # An execution fault stands in for the handler: the call reached the tool.
+            arguments=plan.arguments if plan.job or plan.fault else None,
             handler=plan.handler,
             decision=plan.decision,
             fault=plan.fault,

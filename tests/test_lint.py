@@ -929,7 +929,6 @@ def test_cli_lint_prints_one_line_per_finding_and_exits_1_on_errors(tmp_path, ca
     )
 
 
-
 def test_an_object_whose_properties_all_have_defaults_needs_no_required():
     status = {"type": "string", "enum": ["open", "all"], "default": "all", "description": "Which"}
     params = with_properties({"status": status})

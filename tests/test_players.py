@@ -29,6 +29,22 @@ def test_a_reference_the_results_lack_becomes_a_visible_placeholder():
     assert resolve("x {{results[5]}}", RESULTS) == "x <results[5] unavailable>"
 
 
+def test_a_turn_says_its_fallback_when_its_text_cannot_be_filled():
+    from flowdebug.debugger import Session
+    from flowdebug.faults import parse_fault
+
+    s = Session.from_scenario("weather")
+    s.set_faults([parse_fault("timeout")])  # neither city answers: no temperature to quote
+    s.run()
+    answer = s.conversation.messages[-1].text
+    assert answer == (
+        "I couldn't get the weather. Paris: timeout after 1s. Tokyo: timeout after 1s."
+    )
+    # executed faults reach the tool: drawn as a call and a red result, not a refusal
+    kinds = [(e.kind, e.source, e.error) for e in s.state.events if e.phase == "execution"]
+    assert kinds == [("dispatch", "runtime", False)] * 2 + [("result", "tool", True)] * 2
+
+
 def _conv(*messages: Message) -> Conversation:
     return Conversation(messages=[Message(role="user", parts=[Text(text="hi")]), *messages])
 

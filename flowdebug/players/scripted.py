@@ -39,6 +39,9 @@ class ScriptedTurn(BaseModel):
 
     text: str | None = None
     calls: list[ScriptedCall] = Field(default_factory=list)
+    # Said instead of ``text`` when a reference in ``text`` cannot be filled (a fault or an
+    # edit took the value away), as a model would word the answer around what it got.
+    fallback: str | None = None
 
 
 class ScriptError(FlowdebugError):
@@ -56,17 +59,33 @@ def _results(conv: Conversation) -> list[Any]:
     return out
 
 
-def _lookup(results: list[Any], index: str, path: str, ref: str) -> Any:
+_MISSING = object()
+
+
+def _find(results: list[Any], index: str, path: str) -> Any:
     try:
         value = results[int(index)]
         for step in re.findall(r"\.([A-Za-z_]\w*)|\[(-?\d+)\]", path):
             value = value[step[0]] if step[0] else value[int(step[1])]
     except (IndexError, KeyError, TypeError):
+        return _MISSING
+    return value
+
+
+def _lookup(results: list[Any], index: str, path: str, ref: str) -> Any:
+    value = _find(results, index, path)
+    if value is _MISSING:
         # An injected fault or an edit can take away what the script expected; the
         # scripted model carries on with a visible placeholder, as a model would guess.
         inner = ref.strip("{} ")
         return f"<{inner} unavailable>"
     return value
+
+
+def fills(template: str, results: list[Any]) -> bool:
+    """True when every reference in ``template`` finds its value in ``results``."""
+    found = (_find(results, m.group(1), m.group(2)) for m in REF.finditer(template))
+    return all(value is not _MISSING for value in found)
 
 
 def resolve(value: Any, results: list[Any]) -> Any:
@@ -111,7 +130,10 @@ class ScriptedPlayer:
         n_calls = sum(len(m.tool_calls) for m in conv.messages)
         parts: list[Any] = []
         if turn.text:
-            text = resolve(turn.text, results)
+            said = turn.text
+            if turn.fallback is not None and not fills(said, results):
+                said = turn.fallback
+            text = resolve(said, results)
             parts.append(Text(text=text if isinstance(text, str) else json.dumps(text)))
         for i, call in enumerate(turn.calls):
             parts.append(
