@@ -29,7 +29,7 @@ from flowdebug.faults import (
     first_call_number,
 )
 from flowdebug.handlers import Toolset
-from flowdebug.model import Conversation, Message
+from flowdebug.model import Conversation, Message, ToolCall
 from flowdebug.players.base import Player, WireExchange
 from flowdebug.replay import (
     Replay,
@@ -40,7 +40,7 @@ from flowdebug.replay import (
     result_event,
     turn_events,
 )
-from flowdebug.runtime import Decision, Execution, Policy, Runtime, needs_approval
+from flowdebug.runtime import Decision, Edit, Execution, Policy, Runtime, needs_approval
 from flowdebug.trace import (
     EventKind,
     Lane,
@@ -310,7 +310,7 @@ class Session:
         s.tool_state = runtime.state
         added = apply_protocol_faults(batch.message, s.faults, first)
         s.conversation = s.conversation.model_copy(
-            update={"messages": [*s.conversation.messages, *added]}
+            update={"messages": [*_with_edits(s.conversation.messages, s.decisions), *added]}
         )
         n = len(batch.executions)
         for ex in batch.executions:
@@ -492,6 +492,22 @@ class Session:
         _redraw(state, self.state.conversation)
         state.decisions = {}
         return Session(state, self.player)
+
+
+def _with_edits(messages: list[Message], decisions: dict[str, Decision]) -> list[Message]:
+    """The history with a person's edited arguments in the model's turn: the results answer
+    the edited calls, so the model must see those calls (the graph keeps the original)."""
+    edits = {cid: d.arguments for cid, d in decisions.items() if isinstance(d, Edit)}
+    if not edits or not messages:
+        return list(messages)
+    last = messages[-1]
+    parts = [
+        p.model_copy(update={"arguments": edits[p.id], "raw_arguments": None})
+        if isinstance(p, ToolCall) and p.id in edits
+        else p
+        for p in last.parts
+    ]
+    return [*messages[:-1], last.model_copy(update={"parts": parts})]
 
 
 def _redraw(state: SessionState, before: Conversation) -> None:

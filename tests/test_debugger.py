@@ -330,6 +330,13 @@ def test_destructive_call_edited_runs_with_the_new_arguments():
     session.run()
     result = session.conversation.messages[4].tool_results[0]
     assert result.is_error and "T-404" in result.text
+    # the model's turn now asks for what was run, so the result answers the call it sees
+    [call] = session.conversation.messages[3].tool_calls
+    assert (call.id, call.arguments) == ("call_2", {"task_id": "T-404"})
+    # the graph keeps what the model asked and what was sent
+    labels = [e.label for e in session.state.events if e.call_id == "call_2"]
+    assert labels[0] == 'delete_task(task_id="T-1")'
+    assert 'delete_task(task_id="T-404") (edited)' in labels
 
 
 def test_breakpoint_before_a_tool_stops_run_once():
