@@ -222,12 +222,13 @@ def graph_css(presenter_mode: bool) -> None:
     """
     style = Style.presenter() if presenter_mode else Style()
     chart = "[data-testid='stGraphVizChart']"
-    st.markdown(
-        f"<style>{chart} svg .edge text {{font-size: {style.font}px !important;}}"
-        f" {chart} svg .node text, {chart} svg .graph > text "
-        f"{{font-size: {style.lane_font}px !important;}}</style>",
-        unsafe_allow_html=True,
+    # Each text element still carries the size it was laid out with (font-size="14.00"):
+    # give it back, whatever the element (arrow labels, lane heads, notes).
+    rules = " ".join(
+        f'{chart} svg text[font-size="{n}.00"] {{font-size: {n}px !important;}}'
+        for n in sorted({style.font, style.lane_font})
     )
+    st.markdown(f"<style>{rules}</style>", unsafe_allow_html=True)
 
 
 def scenario_names() -> list[str]:
