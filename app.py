@@ -14,4 +14,6 @@ pages = [
     st.Page("pages/sessions.py", title="Sessions", icon="💾"),
     st.Page("pages/encodings.py", title="Encodings", icon="🔀"),
 ]
-st.navigation(pages).run()
+page = st.navigation(pages)
+st.session_state.fd_page = page.url_path  # the sidebar restores its settings on a page change
+page.run()

@@ -31,6 +31,7 @@ CSS_PRESENTER = """
   section.main p, section.main li, [data-testid="stMain"] p, [data-testid="stMain"] li,
   [data-testid="stAlert"] p { font-size: 1.35rem !important; }
   [data-testid="stMain"] code { font-size: 1.15rem !important; }
+  [data-testid="stMain"] textarea { font-size: 1.2rem !important; line-height: 1.45 !important; }
 </style>
 """
 
@@ -141,9 +142,15 @@ KEPT = {
 
 
 def _restore_sidebar() -> None:
+    # On another page the same keys belong to new widgets: a value left behind by the old
+    # one is not always honoured (it can come back as the default), so a page change sets
+    # every value again through the session state, which the new widgets do honour.
+    page = st.session_state.get("fd_page")
+    moved = page != st.session_state.get("_kept_page")
     for key, default in KEPT.items():
-        if key not in st.session_state:
+        if moved or key not in st.session_state:
             st.session_state[key] = st.session_state.get(f"_kept_{key}", default())
+    st.session_state["_kept_page"] = page
 
 
 def _keep_sidebar() -> None:

@@ -38,9 +38,21 @@ top[1].button(
     width="stretch",
 )
 whole = top[2].toggle(
-    "Whole payloads (long ones otherwise show their first and last lines)", key="proto_whole"
+    "Whole payloads",
+    key="proto_whole",
+    help="Otherwise a long payload shows its first and last lines",
 )
-per_row = top[3].slider("Protocols per row", 1, 5, key="proto_per_row", value=min(3, len(chosen)))
+per_row = top[3].slider(
+    "Protocols per row",
+    1,
+    5,
+    key="proto_per_row",
+    value=min(3, len(chosen)),
+    disabled=common.presenter(),
+    help="Presenter mode shows two a row",
+)
+if common.presenter():
+    per_row = min(2, len(chosen))  # large type needs the width
 if step:
     common.run_action(lambda x: x.step(), "Step")
     if "fd_error" not in st.session_state:

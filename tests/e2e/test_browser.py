@@ -199,3 +199,23 @@ def test_every_page_renders(page, server, slug):
     _wait_idle(page)
     assert not page.locator("[data-testid='stException']").count()
     page.screenshot(path=str(SHOTS / f"{slug}.png"), full_page=True)
+
+
+def test_sidebar_settings_survive_page_switches(page, server):
+    page.goto(server, wait_until="domcontentloaded")
+    page.locator(".st-key-step button").first.wait_for()
+    _wait_idle(page)
+    presenter = page.locator(".st-key-presenter input").first
+    page.get_by_text("Presenter mode (large type)").click()
+    _wait_idle(page)
+    assert presenter.is_checked()
+    # History then Protocols lost the setting once: each page switch is checked
+    for name in ("History", "Protocols", "History", "Tools", "Debugger"):
+        page.get_by_role("link", name=name).click()
+        _wait_idle(page)
+        assert presenter.is_checked(), f"presenter mode lost on {name}"
+    page.get_by_text("Presenter mode (large type)").click()  # and a change made here holds
+    _wait_idle(page)
+    page.get_by_role("link", name="Protocols").click()
+    _wait_idle(page)
+    assert not presenter.is_checked()
