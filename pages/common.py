@@ -123,6 +123,16 @@ def presenter() -> bool:
     return bool(st.session_state.get("presenter", False))
 
 
+# Short enough for the sidebar's chips, which cut long names.
+CHIPS = {
+    "anthropic": "Anthropic",
+    "openai-chat": "OpenAI Chat",
+    "openai-responses": "OpenAI Responses",
+    "gemini": "Gemini",
+    "mcp": "MCP",
+}
+
+
 def title(name: str) -> str:
     return protocols.get(name).title
 
@@ -168,7 +178,10 @@ def sidebar() -> None:
     st.query_params["session"] = session().state.id
     with st.sidebar:
         st.multiselect(
-            "Protocols shown", list(protocols.PROTOCOLS), format_func=title, key="protocols"
+            "Protocols shown",
+            list(protocols.PROTOCOLS),
+            format_func=lambda p: CHIPS.get(p, p),
+            key="protocols",
         )
         if not st.session_state.protocols:
             st.caption(":orange[No protocol chosen: all five are shown until you pick one.]")

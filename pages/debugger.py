@@ -213,44 +213,10 @@ chosen = common.chosen_protocols()
 # laptop, one a row (and large type) for a projector.
 per_row = 1 if common.presenter() else st.session_state.get("per_row", min(2, len(chosen) or 1))
 show_all = st.session_state.get("show_all", False)
-common.graph_css(common.presenter())
-drawn = graphs(state, chosen, presenter=common.presenter(), window=None if show_all else 60)
-if not state.events:
-    st.caption("Press **Step** to send the first request; arrows appear as the cycle runs.")
-for row in range(0, len(drawn), per_row):
-    cols = st.columns(per_row)
-    for col, g in zip(cols, drawn[row : row + per_row], strict=False):
-        with col:
-            st.graphviz_chart(g.dot, width="stretch")
-            ex = st.columns(3)
-            ex[0].download_button(
-                "SVG",
-                data=lambda d=g.dot: to_svg(d),
-                file_name=f"flowdebug-{g.protocol}.svg",
-                mime="image/svg+xml",
-                key=f"svg_{g.protocol}",
-                on_click="ignore",
-            )
-            ex[1].download_button(
-                "PNG",
-                data=lambda d=g.dot: to_png(d),
-                file_name=f"flowdebug-{g.protocol}.png",
-                mime="image/png",
-                key=f"png_{g.protocol}",
-                on_click="ignore",
-            )
-            ex[2].download_button(
-                "Mermaid",
-                data=g.mermaid,
-                file_name=f"flowdebug-{g.protocol}.mmd",
-                mime="text/plain",
-                key=f"mmd_{g.protocol}",
-                on_click="ignore",
-            )
-            if g.hidden:
-                st.caption(f"{g.hidden} earlier events hidden — tick *Show the whole trace*.")
 
-with st.expander("Graph layout", key="layout_open", on_change="rerun"):
+# Settings first: below five graphs they were a long scroll away.
+left, right = st.columns(2)
+with left, st.expander("Graph layout", key="layout_open", on_change="rerun"):
     st.slider(
         "Graphs per row",
         1,
@@ -261,10 +227,8 @@ with st.expander("Graph layout", key="layout_open", on_change="rerun"):
         help="Presenter mode shows one graph a row",
     )
     st.checkbox("Show the whole trace (slow for long sessions)", key="show_all")
-
-# -- breakpoints ---------------------------------------------------------------------------
 # Keyed, so it stays open across the reruns a Run makes (the elements above it change).
-with st.expander("Breakpoints (Run stops here)", key="bp_open", on_change="rerun"):
+with right, st.expander("Breakpoints (Run stops here)", key="bp_open", on_change="rerun"):
     tools = s.state.toolset.names
     before = st.multiselect(
         "Before these tools run",
@@ -291,6 +255,43 @@ with st.expander("Breakpoints (Run stops here)", key="bp_open", on_change="rerun
         wanted.append(Breakpoint(kind="round", round=int(at_round)))
     if wanted != state.breakpoints:
         s.set_breakpoints(wanted)
+
+common.graph_css(common.presenter())
+drawn = graphs(state, chosen, presenter=common.presenter(), window=None if show_all else 60)
+if not state.events:
+    st.caption("Press **Step** to send the first request; arrows appear as the cycle runs.")
+for row in range(0, len(drawn), per_row):
+    cols = st.columns(per_row)
+    for col, g in zip(cols, drawn[row : row + per_row], strict=False):
+        with col:
+            st.graphviz_chart(g.dot, width="stretch")
+            row = st.container(horizontal=True, gap="small")  # wraps in a narrow column
+            row.download_button(
+                "SVG",
+                data=lambda d=g.dot: to_svg(d),
+                file_name=f"flowdebug-{g.protocol}.svg",
+                mime="image/svg+xml",
+                key=f"svg_{g.protocol}",
+                on_click="ignore",
+            )
+            row.download_button(
+                "PNG",
+                data=lambda d=g.dot: to_png(d),
+                file_name=f"flowdebug-{g.protocol}.png",
+                mime="image/png",
+                key=f"png_{g.protocol}",
+                on_click="ignore",
+            )
+            row.download_button(
+                "Mermaid",
+                data=g.mermaid,
+                file_name=f"flowdebug-{g.protocol}.mmd",
+                mime="text/plain",
+                key=f"mmd_{g.protocol}",
+                on_click="ignore",
+            )
+            if g.hidden:
+                st.caption(f"{g.hidden} earlier events hidden — tick *Show the whole trace*.")
 
 # -- the history so far -----------------------------------------------------------------------
 # Drawn only when asked for: long histories would slow every step down.

@@ -80,15 +80,7 @@ if notice:
     st.success(notice, icon="🔁")
 
 with st.expander("Fault catalog", expanded=not s.state.faults):
-    st.dataframe(
-        catalog_rows(),
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "description": st.column_config.TextColumn(width="large"),
-            "params": st.column_config.TextColumn(width="large"),
-        },
-    )
+    st.table(catalog_rows(), border="horizontal")  # a table wraps the descriptions whole
 
 # -- inject ---------------------------------------------------------------------------------
 st.subheader("Inject a fault")
