@@ -265,31 +265,21 @@ for row in range(0, len(drawn), per_row):
     for col, g in zip(cols, drawn[row : row + per_row], strict=False):
         with col:
             st.graphviz_chart(g.dot, width="stretch")
-            row = st.container(horizontal=True, gap="small")  # wraps in a narrow column
-            row.download_button(
-                "SVG",
-                data=lambda d=g.dot: to_svg(d),
-                file_name=f"flowdebug-{g.protocol}.svg",
-                mime="image/svg+xml",
-                key=f"svg_{g.protocol}",
-                on_click="ignore",
-            )
-            row.download_button(
-                "PNG",
-                data=lambda d=g.dot: to_png(d),
-                file_name=f"flowdebug-{g.protocol}.png",
-                mime="image/png",
-                key=f"png_{g.protocol}",
-                on_click="ignore",
-            )
-            row.download_button(
-                "Mermaid",
-                data=g.mermaid,
-                file_name=f"flowdebug-{g.protocol}.mmd",
-                mime="text/plain",
-                key=f"mmd_{g.protocol}",
-                on_click="ignore",
-            )
+            exports = [
+                ("SVG", lambda d=g.dot: to_svg(d), "svg", "image/svg+xml"),
+                ("PNG", lambda d=g.dot: to_png(d), "png", "image/png"),
+                ("Mermaid", g.mermaid, "mmd", "text/plain"),
+            ]
+            buttons = st.container(horizontal=True, gap="small")  # wraps in a narrow column
+            for label, data, ext, mime in exports:
+                buttons.download_button(
+                    label,
+                    data=data,
+                    file_name=f"flowdebug-{g.protocol}.{ext}",
+                    mime=mime,
+                    key=f"{ext}_{g.protocol}",
+                    on_click="ignore",
+                )
             if g.hidden:
                 st.caption(f"{g.hidden} earlier events hidden — tick *Show the whole trace*.")
 
