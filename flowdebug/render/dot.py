@@ -84,6 +84,17 @@ def _label(arrow: Arrow, current: bool, style: Style) -> str:
     )
 
 
+LONG_ROWS = 8  # rows beyond which the lane names are repeated at the bottom
+
+
+def _lane_head(lane: Lane, style: Style) -> str:
+    return (
+        f'shape=box style="rounded,filled" fillcolor="#eef2f7" color="#5a6b80" '
+        f'fontname="Helvetica-Bold" fontsize={style.lane_font} width={style.lane_width} '
+        f'height=0.6 label="{LANES[lane]}"'
+    )
+
+
 def _rows(arrows: list[Arrow]) -> list[tuple[str, Arrow]]:
     """Arrows in order, with a note row before each parallel batch."""
     rows: list[tuple[str, Arrow]] = []
@@ -118,11 +129,7 @@ def to_dot(
     ]
     heads = []
     for lane in lanes:
-        out.append(
-            f'  "h_{lane}" [shape=box style="rounded,filled" fillcolor="#eef2f7" '
-            f'color="#5a6b80" fontname="Helvetica-Bold" fontsize={style.lane_font} '
-            f'width={style.lane_width} height=0.6 label="{LANES[lane]}"];'
-        )
+        out.append(f'  "h_{lane}" [{_lane_head(lane, style)}];')
         heads.append(f'"h_{lane}"')
     out.append(f"  {{rank=same; {'; '.join(heads)}}}")
     out.append(f"  {' -> '.join(heads)} [style=invis];")
@@ -158,8 +165,11 @@ def to_dot(
     # Lifelines. A row whose label wraps onto several lines sits that many ranks below the
     # row before it: dot does not make room for the labels of flat edges by itself.
     gaps = [len(wrap(a.label, style.wrap)) if what == "arrow" else 1 for what, a in rows]
+    # A long graph names its lanes again at the bottom, as sequence diagrams do: the heads
+    # have scrolled away by the time a reader gets there.
+    feet = len(rows) > LONG_ROWS
     for lane in lanes:
-        out.append(f'  "end_{lane}";')
+        out.append(f'  "end_{lane}" [{_lane_head(lane, style)}];' if feet else f'  "end_{lane}";')
         points = [f'"h_{lane}"'] + [f'"r{r}_{lane}"' for r in range(len(rows))]
         points.append(f'"end_{lane}"')
         for i in range(len(points) - 1):
