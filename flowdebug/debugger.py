@@ -114,7 +114,12 @@ def resume(conv: Conversation, events: list[TraceEvent]) -> tuple[NextPhase, Sta
     """What comes next for a history that was edited, forked or imported, given its trace."""
     messages = conv.messages
     if not messages:
-        return "declaration", "ready", "add a user message, then step"
+        return (
+            "declaration",
+            "ready",
+            "no message yet: step to declare the tools, and add a user message (History) "
+            "for the model to answer",
+        )
     if not any(e.kind == "declare" for e in events):
         return "declaration", "ready", "ready to declare the tools"
     last = messages[-1]
@@ -209,7 +214,7 @@ class Session:
     def step_turn(self) -> list[TraceEvent]:
         """Run phases until one model turn and its execution are done (or the run stops)."""
         events: list[TraceEvent] = []
-        while self.state.status == "ready" or self._approval_ready():
+        while self.state.status == "ready" or self.approvals_decided():
             phase = self.state.next_phase
             events += self.step()
             if phase == "continuation" or (phase == "request" and self.done):
@@ -220,7 +225,11 @@ class Session:
         """Step until the end, a breakpoint, or a call waiting for approval; says why."""
         for _ in range(max_steps):
             s = self.state
-            if s.status not in ("ready",) and not self._approval_ready():
+            if s.status not in ("ready",) and not self.approvals_decided():
+                return s.status_text
+            if s.next_phase == "request" and getattr(self.player, "waiting", False):
+                # The person plays the model and has not written its turn: stop here.
+                s.status_text = "your turn: write the model's next turn, then Step or Run"
                 return s.status_text
             hit = self._breakpoint_before()
             if hit and s.passed_breakpoint != s.step:
@@ -235,7 +244,8 @@ class Session:
                 return self.state.status_text
         return f"stopped after {max_steps} steps"
 
-    def _approval_ready(self) -> bool:
+    def approvals_decided(self) -> bool:
+        """Waiting for approval, and every waiting call has its decision."""
         return self.state.status == "awaiting_approval" and self._approvals_complete()
 
     # -- phases ---------------------------------------------------------------------------

@@ -36,6 +36,7 @@ PHASE_TEXT = {
     "per call — errors are results too.",
     "continuation": "The results, paired to their calls by id, are appended to the history "
     "and the model is called again.",
+    "answer": "The model answers without a tool call: its final answer ends the cycle.",
 }
 FIELDS = {
     "declaration": {
@@ -53,6 +54,13 @@ FIELDS = {
         "openai-responses": "`output[]` items `{type: function_call, call_id, name, arguments}`",
         "gemini": "`parts[].functionCall` `{name, args, id?}`; finishReason stays `STOP`",
         "mcp": "not MCP's part: the host's model picks the tool; MCP starts at `tools/call`",
+    },
+    "answer": {
+        "anthropic": "`content[]` text blocks; `stop_reason: end_turn`",
+        "openai-chat": "`message.content` text, no `tool_calls`; `finish_reason: stop`",
+        "openai-responses": "`output[]` `{type: message, content: [{type: output_text, text}]}`",
+        "gemini": "`parts[].text`, no `functionCall`; `finishReason: STOP`",
+        "mcp": "not MCP's part: the host's model answers the user",
     },
     "execution": {
         "anthropic": "runtime-side: each `tool_use.input` is validated and dispatched",
@@ -76,9 +84,11 @@ FIELDS = {
 }
 
 
-def explain(phase: str, names: list[str]) -> tuple[str, dict[str, str]]:
-    """The phase's meaning and, per protocol, which fields carry it."""
-    return PHASE_TEXT[phase], {n: FIELDS[phase][n] for n in names}
+def explain(phase: str, names: list[str], final: bool = False) -> tuple[str, dict[str, str]]:
+    """The phase's meaning and, per protocol, which fields carry it; ``final``: the model's
+    turn was its final answer, not tool calls."""
+    key = "answer" if final and phase == "request" else phase
+    return PHASE_TEXT[key], {n: FIELDS[key][n] for n in names}
 
 
 def phase_now(state: SessionState) -> str:

@@ -117,8 +117,9 @@ common.show_error()
 # -- where we are -------------------------------------------------------------------------
 state = s.state
 phase = phase_now(state)
-meaning, fields = explain(phase, common.chosen_protocols())
-status_icon = {"finished": "✅", "halted": "🛑", "awaiting_approval": "✋"}.get(state.status, "▶️")
+meaning, fields = explain(phase, common.chosen_protocols(), final=state.status == "finished")
+status = "ready" if s.approvals_decided() else state.status  # every waiting call decided
+status_icon = {"finished": "✅", "halted": "🛑", "awaiting_approval": "✋"}.get(status, "▶️")
 upcoming = "" if s.done or not state.events else f" · next: {PHASE_TITLES[state.next_phase]}"
 st.markdown(
     f"### {PHASE_TITLES[phase]} &nbsp; <small>step {state.step} · round {state.round}"

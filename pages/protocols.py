@@ -28,6 +28,7 @@ step = top[0].button(
     shortcut="N",
     help="Run one phase (N)",
     width="stretch",
+    disabled=common.session().done,
 )
 top[1].button(
     "Undo",

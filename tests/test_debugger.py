@@ -412,3 +412,20 @@ def test_every_change_is_reported_for_saving_and_a_failed_step_is_not():
         session.step()
     session.edit_part(0, 0, {"kind": "text", "text": "Weather in Rome?"})
     assert len(saved) == count + 1
+
+
+def test_run_with_the_manual_player_stops_where_the_person_must_write_the_turn():
+    from flowdebug.players.manual import ManualPlayer
+
+    session = Session(Session.from_scenario("weather").state, ManualPlayer())
+    why = session.run()
+    assert why == "your turn: write the model's next turn, then Step or Run"
+    assert session.state.next_phase == "request" and session.state.step == 1
+
+
+def test_a_final_answer_is_explained_as_one():
+    from flowdebug.views import explain
+
+    text, fields = explain("request", ["anthropic", "openai-chat"], final=True)
+    assert "final answer" in text and "end_turn" in fields["anthropic"]
+    assert "tool_use" in explain("request", ["anthropic"])[1]["anthropic"]

@@ -15,6 +15,11 @@ class ManualPlayer:
     def __init__(self) -> None:
         self.pending: Message | None = None
 
+    @property
+    def waiting(self) -> bool:
+        """No turn is queued: asking this player now would fail."""
+        return self.pending is None
+
     def write(self, message: Message) -> None:
         if message.role != "assistant":
             raise UsageError("the model's turn must be an assistant message")

@@ -171,3 +171,10 @@ def test_long_payloads_are_elided_unless_whole_is_ticked(at):
     request = tab(at, "Request")
     assert not any("lines hidden" in c.value for c in request.code)
     assert '"message 199"' in request.code[0].value
+
+
+def test_step_is_disabled_once_the_cycle_is_over(at):
+    for _ in range(5):
+        at.button(key="proto_step").click().run()
+    assert at.session_state.fd_session.done
+    assert at.button(key="proto_step").disabled
