@@ -30,7 +30,7 @@ from flowdebug.handlers import FixedHandler, ToolEntry, Toolset
 from flowdebug.model import Conversation
 from flowdebug.protocols.base import ConversionWarning
 from flowdebug.replay import replay
-from flowdebug.tools_io import tool_envelope
+from flowdebug.tools_io import tool_envelope, tools_only
 
 if TYPE_CHECKING:
     from flowdebug.store import Store
@@ -147,23 +147,22 @@ def _scenario_toolset(name: Any) -> Toolset | None:
     return scenario.toolset() if scenario.mcp is None else None
 
 
-_BEDROCK_KEYS = ("toolConfig", "inferenceConfig", "stopReason", "messageStart", "toolSpec")
+# Top-level keys of Amazon Bedrock Converse requests and responses, and of its stream events.
+_BEDROCK_KEYS = {"toolConfig", "inferenceConfig", "stopReason", "messageStart"}
 
 
 def _unrecognised(payload: Any) -> CodecError:
     """Why ``payload`` is no conversation, said for someone importing in the app."""
     spoken = ", ".join(protocols.get(p).title for p in protocols.PROTOCOLS)
-    if tool_envelope(payload) is not None or (
-        isinstance(payload, dict)
-        and "tools" in payload
-        and set(payload) <= {"tools", "tool_choice"}
-    ):
+    first = payload[0] if isinstance(payload, list) and payload else payload
+    keys = set(first) if isinstance(first, dict) else set()
+    if tool_envelope(payload) is not None or tools_only(payload):
         why = "these are tool declarations, not a conversation: add them on the Tools page"
-    elif any(key in json.dumps(payload)[:4000] for key in _BEDROCK_KEYS):
+    elif keys & _BEDROCK_KEYS:
         why = f"this looks like Amazon Bedrock Converse, which flowdebug does not speak ({spoken})"
     else:
-        keys = ", ".join(payload) if isinstance(payload, dict) else type(payload).__name__
-        why = f"not a payload of any protocol flowdebug speaks ({spoken}); found: {keys}"
+        found = ", ".join(payload) if isinstance(payload, dict) else type(payload).__name__
+        why = f"not a payload of any protocol flowdebug speaks ({spoken}); found: {found}"
     return CodecError("input", "$", why)
 
 

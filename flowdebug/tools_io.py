@@ -180,7 +180,7 @@ def parse_tools(source: str | Any) -> ImportedTools:
     else:
         payload = source
     envelope = tool_envelope(payload)
-    if envelope is None and _tools_only(payload):
+    if envelope is None and tools_only(payload):
         envelope = tool_envelope(payload["tools"], "$.tools")
         if envelope is None:
             raise _unknown_shape(payload["tools"], "$.tools")
@@ -202,7 +202,7 @@ def parse_tools(source: str | Any) -> ImportedTools:
     return ImportedTools(decoded.protocol, tools, decoded.warnings, _describe(decoded, envelope))
 
 
-def _tools_only(payload: Any) -> bool:
+def tools_only(payload: Any) -> bool:
     """An object that is nothing but a tools list (plus perhaps a tool choice)."""
     return (
         isinstance(payload, dict)

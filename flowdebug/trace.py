@@ -87,7 +87,7 @@ class Arrow:
     kind: str = ""
 
 
-def _plural(n: object, word: str) -> str:
+def plural(n: object, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
@@ -132,7 +132,7 @@ def _model_label(protocol: str, e: TraceEvent) -> str:
         case "declare", "gemini":
             return f"generateContent · functionDeclarations[{e.data.get('n_tools', 0)}]"
         case "declare", _:
-            return f"model request · {_plural(e.data.get('n_tools', 0), 'tool')}"
+            return f"model request · {plural(e.data.get('n_tools', 0), 'tool')}"
         case "tool_call", "anthropic":
             return f"tool_use {cid} {name}"
         case "tool_call", "openai-chat":
@@ -196,7 +196,7 @@ def _tool_label(protocol: str, e: TraceEvent) -> str:
         if isinstance(wire, dict) and e.kind in ("dispatch", "result"):
             return _wire_label(e, wire)
         if e.kind == "discover":
-            return f"tools/list → {_plural(e.data.get('n_tools', 0), 'tool')}"
+            return f"tools/list → {plural(e.data.get('n_tools', 0), 'tool')}"
         if e.kind == "dispatch":
             return f"tools/call {e.tool} id={e.call_id}"
         if e.error_type in ("unknown_tool", "protocol"):

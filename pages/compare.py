@@ -9,6 +9,7 @@ from flowdebug.errors import FlowdebugError
 from flowdebug.player_choice import PlayerChoice, make_player
 from flowdebug.players.keyword import KeywordPlayer, KeywordRule
 from flowdebug.players.live import LIVE_PROTOCOLS
+from flowdebug.trace import plural
 from flowdebug.views import current_turn
 from pages import common
 
@@ -23,10 +24,6 @@ st.caption(
 request = current_turn(s.conversation).request
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 # Results shown belong to the request they answered: another session or step clears them.
 asked = (s.state.id, s.state.step, len(request.messages))
 if st.session_state.get("fd_compare_for") != asked:
@@ -34,8 +31,8 @@ if st.session_state.get("fd_compare_for") != asked:
         st.session_state.pop(key, None)
     st.session_state.fd_compare_for = asked
 st.markdown(
-    f"**Request:** {_plural(len(request.messages), 'message')}, "
-    f"{_plural(len(request.tools), 'tool')} "
+    f"**Request:** {plural(len(request.messages), 'message')}, "
+    f"{plural(len(request.tools), 'tool')} "
     f"({', '.join(t.name for t in request.tools) or 'none'})"
 )
 

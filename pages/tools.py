@@ -21,6 +21,7 @@ from flowdebug.tools_io import (
     required_parameters,
     tool_rows,
 )
+from flowdebug.trace import plural
 from pages import common
 
 NEW = "➕ New tool"
@@ -264,8 +265,7 @@ if text.strip():
         )
         # The source names the vendor already ("MCP (JSON-RPC) tools/list result").
         where = imported.source if title in imported.source else f"{imported.source} ({title})"
-        count = f"{len(imported.tools)} tool{'s' if len(imported.tools) != 1 else ''}"
-        st.success(f"Detected **{where}**: {count}.")
+        st.success(f"Detected **{where}**: {plural(len(imported.tools), 'tool')}.")
         st.table(
             [
                 {
