@@ -255,6 +255,25 @@ def scenario_names() -> list[str]:
     return scenarios.names()
 
 
+# Step / Step turn / Run as the pages offer them. A click only queues its action; the page
+# runs it (run_queued) before it draws its buttons, which then show the state it left:
+# disabled once the cycle is over, Undo enabled once there is a step.
+ACTIONS: dict[str, tuple[Callable[[Session], Any], str]] = {
+    "step": (lambda x: x.step(), "Step"),
+    "step_turn": (lambda x: x.step_turn(), "Step turn"),
+    "run": (lambda x: x.run(), "Run"),
+}
+
+
+def queue_action(name: str) -> None:
+    st.session_state.fd_action = name
+
+
+def run_queued() -> None:
+    if name := st.session_state.pop("fd_action", None):
+        run_action(*ACTIONS[name])
+
+
 def run_action(action: Callable[[Session], Any], label: str) -> Any:
     """Run a debugger action in the background with progress and a Cancel button.
 

@@ -39,23 +39,9 @@ def _reset() -> None:
         session.undo_to(0)
 
 
-ACTIONS = {
-    "step": (lambda x: x.step(), "Step"),
-    "step_turn": (lambda x: x.step_turn(), "Step turn"),
-    "run": (lambda x: x.run(), "Run"),
-}
-
-
-def _queue(name: str) -> None:
-    st.session_state.fd_action = name
-
-
 st.title("Debugger")
 top = st.columns([3, 1, 1, 1, 1, 1])
-# A clicked Step / Step turn / Run runs here, before its buttons are drawn: they then show
-# the state it left (disabled once the cycle is over, Undo enabled once there is a step).
-if queued := st.session_state.pop("fd_action", None):
-    common.run_action(*ACTIONS[queued])
+common.run_queued()  # a clicked Step / Step turn / Run, before the buttons are drawn
 s = common.session()
 CUSTOM = ""  # an imported or hand-made session has no scenario to reload
 current = s.state.scenario if s.state.scenario in names else CUSTOM
@@ -87,7 +73,7 @@ for col, (key, label, shortcut, hint) in zip(
         help=hint,
         width="stretch",
         disabled=over,
-        on_click=_queue,
+        on_click=common.queue_action,
         args=(key,),
     )
 # The undo history lives in this browser session: a reopened session starts without one.

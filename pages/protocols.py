@@ -21,14 +21,18 @@ def _undo() -> None:
 st.title("Protocols")
 chosen = common.chosen_protocols()
 top = st.columns([1, 1, 3, 2], vertical_alignment="center")
-step = top[0].button(
+common.run_queued()  # a clicked Step, before the buttons are drawn
+s = common.session()
+top[0].button(
     "Step",
     key="proto_step",
     type="primary",
     shortcut="N",
     help="Run one phase (N)",
     width="stretch",
-    disabled=common.session().done,
+    disabled=s.done,
+    on_click=common.queue_action,
+    args=("step",),
 )
 top[1].button(
     "Undo",
@@ -54,11 +58,6 @@ per_row = top[3].slider(
 )
 if common.presenter():
     per_row = min(2, len(chosen))  # large type needs the width
-if step:
-    common.run_action(lambda x: x.step(), "Step")
-    if "fd_error" not in st.session_state:
-        st.rerun()  # so the sidebar, drawn before the step, shows the new step too
-s = common.session()
 common.show_error()
 
 views = step_views(s, chosen)
@@ -217,3 +216,5 @@ if has_wire:
             if views[name].wire is not None:
                 st.markdown(f"#### {views[name].title}")
                 _wire(views[name])
+
+common.refresh_status()  # the sidebar was drawn before the step

@@ -178,3 +178,9 @@ def test_step_is_disabled_once_the_cycle_is_over(at):
         at.button(key="proto_step").click().run()
     assert at.session_state.fd_session.done
     assert at.button(key="proto_step").disabled
+
+
+def test_a_step_here_shows_in_the_sidebar_at_once(at):
+    at.button(key="proto_step").click().run()
+    assert at.session_state.fd_session.state.step == 1
+    assert any("step 1" in c.value for c in at.sidebar.caption)
