@@ -1,7 +1,7 @@
 """A local server that answers with RECORDED vendor payloads, for testing the live players.
 
 Independent of the emulator and of the codecs: it serves, byte for byte, the response and
-stream files recorded from (or published by) the vendors — ``shared/reference/wire`` and
+stream files recorded from (or published by) the vendors — ``tests/fixtures/wire`` and
 ``tests/fixtures/real`` — so the SDK clients and the wire capture meet payloads flowdebug did
 not produce. The model name picks the recording: a non-streaming request for model ``NAME``
 gets ``<protocol>.response.NAME.json``; a streaming one gets ``<protocol>.stream.NAME.json``
@@ -19,8 +19,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-REAL = Path(__file__).resolve().parent / "fixtures" / "real"
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "wire"
+from tests.paths import REAL
+from tests.paths import WIRE as REFERENCE
+
 LIVE = ("anthropic", "openai-chat", "openai-responses", "gemini")
 CHUNK = 7  # bytes per write: small enough to split lines, CRLFs and UTF-8 sequences
 

@@ -10,10 +10,7 @@ from pathlib import Path
 import pytest
 
 from flowdebug.cli import main
-
-WIRE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "wire"
-if not WIRE.exists():  # a clean clone has shared/ beside the checkout
-    WIRE = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "wire"
+from tests.paths import WIRE
 
 
 def run(capsys, *argv: str, stdin: str | None = None, monkeypatch=None) -> tuple[int, str, str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,10 +23,9 @@ from flowdebug.errors import CodecError, FlowdebugError
 from flowdebug.exporting import trace
 from flowdebug.importing import import_session
 from flowdebug.store import state_json
+from tests.paths import WIRE
 
-WIRE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "wire"
 REFERENCE = {p.name: json.loads(p.read_text("utf-8")) for p in sorted(WIRE.glob("*.json"))}
-needs_wire = pytest.mark.skipif(not REFERENCE, reason="shared/reference/wire is absent")
 
 FUZZ = settings(
     max_examples=int(os.environ.get("FLOWDEBUG_FUZZ_EXAMPLES", "120")),
@@ -144,7 +142,6 @@ def test_importing_any_text_or_bytes_succeeds_or_names_the_problem(blob):
     _try_import(blob)
 
 
-@needs_wire
 @FUZZ
 @given(st.data())
 def test_importing_mutated_reference_payloads_never_crashes(data):
@@ -246,7 +243,6 @@ def test_an_edit_with_text_that_is_not_unicode_is_refused(finished):
 # -- converters -----------------------------------------------------------------------------------
 
 
-@needs_wire
 @FUZZ
 @given(st.data())
 def test_converting_mutated_reference_payloads_never_crashes(data):

@@ -19,10 +19,9 @@ from flowdebug.model import Message, Text, ToolCall
 from flowdebug.players.manual import ManualPlayer
 from flowdebug.store import open_store
 from flowdebug.trace import sequence
+from tests.paths import WIRE
 
-WIRE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "wire"
 REFERENCE = sorted(WIRE.glob("*.json")) if WIRE.is_dir() else []
-needs_wire = pytest.mark.skipif(not REFERENCE, reason="shared/reference/wire is absent")
 
 
 def _importable(path: Path) -> bool:
@@ -41,7 +40,6 @@ def weather():
     return session.state
 
 
-@needs_wire
 @pytest.mark.parametrize("path", [p for p in REFERENCE if _importable(p)], ids=lambda p: p.name)
 def test_every_reference_payload_becomes_a_session(path):
     decoded = decode(json.loads(path.read_text(encoding="utf-8")))
@@ -53,7 +51,6 @@ def test_every_reference_payload_becomes_a_session(path):
     assert imported.name == f"{decoded.protocol} {decoded.kind} (imported)"
 
 
-@needs_wire
 def test_an_imported_request_steps_on_with_fixed_handlers():
     imported = import_session((WIRE / "openai_chat.request.initial.json").read_text())
     assert imported.state.next_phase == "declaration"
@@ -73,7 +70,6 @@ def test_an_imported_request_steps_on_with_fixed_handlers():
     assert isinstance(imported.state.toolset.entries[0].handler, FixedHandler)
 
 
-@needs_wire
 @pytest.mark.parametrize(
     "name",
     [
@@ -104,7 +100,6 @@ def test_an_imported_history_is_drawn_from_its_first_turn(name):
     assert [e.step for e in session.state.events[-3:]] == [4, 5, 5]
 
 
-@needs_wire
 def test_an_mcp_transcript_as_json_lines_imports():
     messages = json.loads((WIRE / "mcp.transcript.2025-11-25.json").read_text())
     lines = "\n".join(json.dumps(m.get("msg", m)) for m in messages) + "\n"
@@ -213,7 +208,6 @@ def test_a_failed_import_leaves_the_store_untouched(tmp_path, weather):
         assert files() == before
 
 
-@needs_wire
 def test_results_without_their_calls_import_with_a_warning_that_says_why_nothing_is_drawn():
     imported = import_session((WIRE / "mcp.tools_call.response.paris.json").read_text())
     assert imported.state.events == []

@@ -4,7 +4,6 @@ the public API (payload detection, CLI lines, exit status)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -24,9 +23,8 @@ from flowdebug.lint import (
 from flowdebug.model import Conversation, Message, Text, Tool, ToolResult, dump
 from flowdebug.protocols.base import safe_call_id
 from tests import cases as C
+from tests.paths import WIRE as REFERENCE
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "wire"
-needs_reference = pytest.mark.skipif(not REFERENCE.exists(), reason="no shared/reference/wire")
 PARIS, TOKYO = C.PARIS.id, C.TOKYO.id
 WEATHER = C.WEATHER_TOOL
 
@@ -786,7 +784,6 @@ def test_openai_strict_mode_refuses_composition_keywords_where_they_sit():
     }
 
 
-@needs_reference
 def test_the_reference_strict_tool_passes_openai_strict_mode():
     tool = json.loads((REFERENCE / "openai_chat.variant.strict_tool.json").read_text())
     findings = lint_payload(tool, "openai-chat")
@@ -861,7 +858,6 @@ def test_the_reference_requests_are_clean_for_every_vendor(path):
     assert lint_payload(json.loads(path.read_text())) == []
 
 
-@needs_reference
 def test_a_previous_response_id_request_answers_calls_of_the_stored_response():
     payload = json.loads(
         (
@@ -878,7 +874,6 @@ def test_lint_payload_of_a_model_response_checks_only_its_call_ids():
     assert lint_payload(payload) == []  # a turn ending in calls is not a dropped result
 
 
-@needs_reference
 def test_lint_payload_of_an_mcp_transcript_applies_mcp_rules_only():
     payload = json.loads((REFERENCE / "mcp.transcript.2025-11-25.json").read_text())
     findings = lint_payload(payload)
@@ -899,7 +894,6 @@ def test_lint_payload_checks_mcp_tools_for_every_vendor():
     }
 
 
-@needs_reference
 def test_lint_payload_reads_bare_tool_declarations_of_any_vendor():
     anthropic = {"name": "get_weather", "input_schema": {"type": "object", "properties": {}}}
     gemini = json.loads((REFERENCE / "gemini.variant.tool_parametersJsonSchema.json").read_text())

@@ -221,7 +221,6 @@ def test_live_players_capture_and_decode_recorded_vendor_payloads(recorded, key)
         assert turn.response == codec.decode_response(payload).value
 
 
-@pytest.mark.skipif(not REFERENCE.exists(), reason="no shared/reference/wire")
 @pytest.mark.parametrize("protocol", LIVE)
 def test_recorded_stream_assembles_into_the_recorded_response(recorded, protocol):
     name = ANY_RECORDING[protocol]

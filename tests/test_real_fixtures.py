@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,8 +17,8 @@ import pytest
 from flowdebug.model import Conversation, ModelResponse, Thinking, ToolCall, ToolResult
 from flowdebug.protocols import PROTOCOLS, ConversionWarning, detect, get
 from flowdebug.protocols.base import safe_call_id, safe_name
+from tests.paths import REAL
 
-REAL = Path(__file__).parent / "fixtures" / "real"
 FILES = sorted(p.name for p in REAL.glob("*.json"))
 MCP_KINDS = {"tools_list", "tools_call", "call_result", "transcript"}
 

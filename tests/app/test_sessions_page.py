@@ -9,9 +9,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from flowdebug.store import open_store
+from tests.paths import WIRE
 
 PAGES = Path(__file__).resolve().parents[2] / "pages"
-WIRE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "wire"
 
 
 def page(name: str) -> AppTest:
@@ -72,7 +72,6 @@ def test_open_and_fork_switch_the_current_session():
     assert open_store().info(forked).parent == first
 
 
-@pytest.mark.skipif(not WIRE.exists(), reason="shared/reference/wire is not beside the repo")
 def test_import_a_vendor_payload_opens_it_and_a_bad_one_changes_nothing():
     app = page("sessions.py")
     before = [i.id for i in open_store().list()]

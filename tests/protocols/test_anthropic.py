@@ -30,11 +30,8 @@ from flowdebug.protocols.anthropic import CODEC
 from flowdebug.protocols.anthropic_stream import unwrap
 from tests import cases
 from tests.goldens import check_golden
+from tests.paths import REAL, WIRE
 from tests.sdkcheck import assert_model, assert_params
-
-WIRE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "wire"
-REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
-needs_wire = pytest.mark.skipif(not WIRE.exists(), reason="shared/reference/wire not present")
 
 USER = cases.WEATHER_USER
 
@@ -114,14 +111,12 @@ def test_golden_weather_tool_use_stream():
     check_golden("anthropic", "weather_tool_use_stream", out.value)
 
 
-@needs_wire
 def test_requests_equal_the_reference_bodies_byte_for_byte():
     # cases.py uses the reference's toolu_ ids, so the bodies match exactly.
     assert CODEC.encode_request(cases.WEATHER_INITIAL).value == wire("request.initial")
     assert CODEC.encode_request(cases.WEATHER_CONTINUATION).value == wire("request.continuation")
 
 
-@needs_wire
 def test_responses_match_the_reference_apart_from_envelope_numbers():
     for resp, name in (
         (cases.WEATHER_TOOL_USE, "response.tool_use"),
@@ -142,7 +137,6 @@ def test_responses_match_the_reference_apart_from_envelope_numbers():
     assert tool_use["content"] == wire("response.tool_use")["content"]
 
 
-@needs_wire
 def test_stream_has_the_reference_event_sequence():
     ours = CODEC.encode_stream(cases.WEATHER_TOOL_USE).value
     ref = [e["data"] for e in wire("stream.tool_use") if e["data"]["type"] != "ping"]
@@ -157,7 +151,6 @@ def test_stream_has_the_reference_event_sequence():
 # -------------------------------------------------------------------- reference payloads
 
 
-@needs_wire
 def test_decode_reference_initial_request():
     got = CODEC.decode_request(wire("request.initial"))
     assert got.warnings == []
@@ -172,7 +165,6 @@ def test_decode_reference_initial_request():
     assert c.messages == [USER]
 
 
-@needs_wire
 def test_decode_reference_continuation_pairs_results_with_calls():
     c = CODEC.decode_request(wire("request.continuation")).value
     assert [m.role for m in c.messages] == ["user", "assistant", "tool"]
@@ -193,7 +185,6 @@ def test_decode_reference_continuation_pairs_results_with_calls():
     assert c.messages == without_error_type(cases.WEATHER_CONTINUATION.messages)
 
 
-@needs_wire
 def test_decode_reference_responses():
     tool_use = CODEC.decode_response(wire("response.tool_use")).value
     assert tool_use.message == cases.WEATHER_CALLS
@@ -207,14 +198,12 @@ def test_decode_reference_responses():
     assert final.message.tool_calls == []
 
 
-@needs_wire
 def test_decode_reference_stream_equals_the_non_streamed_response():
     got = CODEC.decode_stream(wire("stream.tool_use"))
     assert got.warnings == []
     assert got.value == CODEC.decode_response(wire("response.tool_use")).value
 
 
-@needs_wire
 def test_decode_reference_thinking_variant_keeps_signature_and_config():
     ref = wire("variant.thinking.request.continuation")
     c = CODEC.decode_request(ref).value
@@ -742,7 +731,6 @@ def test_decode_stream_warns_when_the_stream_is_cut_short():
 # ------------------------------------------------------------------------------ detection
 
 
-@needs_wire
 def test_detect_names_every_reference_kind():
     for name, kind in (
         ("request.initial", "request"),
@@ -761,7 +749,6 @@ def test_detect_our_own_payloads():
     assert CODEC.detect(CODEC.encode_stream(cases.THINKING_CALL).value) == "stream"
 
 
-@needs_wire
 @pytest.mark.parametrize(
     "path",
     sorted(p.name for p in WIRE.glob("*.json") if not p.name.startswith("anthropic."))

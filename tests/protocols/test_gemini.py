@@ -34,8 +34,8 @@ from flowdebug.protocols.base import safe_name
 from flowdebug.protocols.gemini import CODEC
 from tests import cases
 from tests.goldens import check_golden
+from tests.paths import WIRE
 
-WIRE = Path("/work/shared/reference/wire")
 NAME = "gemini"
 SIGNATURE = (
     "yMnKy8zNzs/Q0dLT1NXW19jZ2tvc3d7f4OHi4+Tl5ufo6err7O3u7/Dx8vP09fb3+Pn6+/z9/v93ZWF0aGVyLWRl"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import mcp.types as sdk
@@ -34,9 +33,9 @@ from flowdebug.protocols.mcp import (
 )
 from tests import cases
 from tests.goldens import check_golden
+from tests.paths import WIRE as REFERENCE
 from tests.sdkcheck import assert_params
 
-REFERENCE = Path("/work/shared/reference/wire")
 META_KEY = "io.modelcontextprotocol/protocolVersion"
 TO_SERVER, TO_CLIENT = "client->server", "server->client"
 

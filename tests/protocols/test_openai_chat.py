@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,9 +27,9 @@ from flowdebug.protocols.base import safe_name
 from flowdebug.protocols.openai_chat import CODEC
 from tests import cases
 from tests.goldens import check_golden
+from tests.paths import WIRE
 from tests.sdkcheck import assert_model, assert_params
 
-WIRE = Path("/work/shared/reference/wire")
 NAME = "openai-chat"
 
 

@@ -33,9 +33,9 @@ from flowdebug.protocols.openai_responses import CODEC
 from flowdebug.protocols.openai_responses_stream import fragments
 from tests import cases
 from tests.goldens import GOLDEN, check_golden
+from tests.paths import WIRE
 from tests.sdkcheck import assert_model, assert_params
 
-WIRE = Path("/work/shared/reference/wire")
 NAME = "openai-responses"
 EVENTS: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
 
