@@ -49,8 +49,12 @@ class ToolChoice(_Model):
 
 
 class Text(_Model):
+    """Text of a turn. ``refusal`` marks a model's refusal (OpenAI carries it apart from the
+    content); a target without refusals carries it as text and says so."""
+
     kind: Literal["text"] = "text"
     text: str
+    refusal: bool | None = None  # True for a refusal; None (left out of the JSON) otherwise
     provider_details: Details = None
 
 
@@ -121,7 +125,51 @@ class ToolResult(_Model):
         )
 
 
-Part = Annotated[Text | Thinking | Image | ToolCall | ToolResult, Field(discriminator="kind")]
+class HostedCall(_Model):
+    """A call of a tool the vendor runs itself (web search, code execution, an MCP connector
+    server, file search, a computer or shell action): the model asks and the vendor answers in
+    the same turn, so the runtime never executes it.
+
+    ``name`` is the hosted tool (``web_search``, ``code_execution``, ``file_search``, ``mcp``,
+    ...); ``server`` the MCP server's label for a connector call (``name`` is then the remote
+    tool). ``source`` is the protocol that issued it; the exact wire item rides in
+    ``provider_details[source]`` so it goes back to that vendor byte-identical.
+    """
+
+    kind: Literal["hosted_call"] = "hosted_call"
+    id: str
+    name: str
+    arguments: dict[str, JsonValue] = Field(default_factory=dict)
+    server: str | None = None
+    status: str | None = None
+    source: str | None = None
+    provider_details: Details = None
+
+
+class HostedResult(_Model):
+    """What the vendor's own tool answered for a :class:`HostedCall` (same turn, same id)."""
+
+    kind: Literal["hosted_result"] = "hosted_result"
+    call_id: str
+    name: str | None = None
+    content: str | list[ResultContent] = ""
+    is_error: bool = False
+    source: str | None = None
+    provider_details: Details = None
+
+    @property
+    def text(self) -> str:
+        if isinstance(self.content, str):
+            return self.content
+        return "\n".join(
+            p.text if isinstance(p, Text) else f"[image {p.media_type}]" for p in self.content
+        )
+
+
+Part = Annotated[
+    Text | Thinking | Image | ToolCall | ToolResult | HostedCall | HostedResult,
+    Field(discriminator="kind"),
+]
 Role = Literal["system", "user", "assistant", "tool"]
 
 
@@ -143,6 +191,11 @@ class Message(_Model):
     @property
     def text(self) -> str:
         return "".join(p.text for p in self.parts if isinstance(p, Text))
+
+    @property
+    def hosted(self) -> list[HostedCall | HostedResult]:
+        """The vendor-run tool calls and results of this turn, in order."""
+        return [p for p in self.parts if isinstance(p, HostedCall | HostedResult)]
 
 
 class Conversation(_Model):

@@ -8,6 +8,8 @@ consumed, so ``_plain`` consumes them (while the adapter is still alive).
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -79,3 +81,107 @@ def assert_model(model_cls: Any, payload: Any) -> Any:
     problems = _extras(model)
     assert not problems, "\n".join(problems)
     return model
+
+
+def _as_bytes(text: str) -> bytes:
+    text = text.replace("-", "+").replace("_", "/")
+    return base64.b64decode(text + "=" * (-len(text) % 4))
+
+
+def _normal(value: Any) -> Any:
+    """JSON with base64 fields as bytes, so the SDK's URL-safe re-encoding compares equal."""
+    if isinstance(value, dict):
+        return {
+            k: _as_bytes(v)
+            if k in ("thoughtSignature", "data") and isinstance(v, str)
+            else _normal(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_normal(v) for v in value]
+    return value
+
+
+def assert_genai(model_cls: Any, payload: Any) -> Any:
+    """``payload`` is a valid google-genai ``model_cls`` (no unknown key anywhere, as its types
+    forbid extras) that dumps back to it."""
+    model = model_cls.model_validate_json(json.dumps(payload))
+    again = model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert _normal(again) == _normal(payload)
+    return model
+
+
+def _gemini_request(body: dict[str, Any]) -> None:
+    from google.genai import types
+
+    assert set(body) <= {"systemInstruction", "contents", "tools", "toolConfig", "generationConfig"}
+    for content in body["contents"]:
+        assert_genai(types.Content, content)
+    for tool in body.get("tools", []):
+        assert_genai(types.Tool, tool)
+    if "toolConfig" in body:
+        assert_genai(types.ToolConfig, body["toolConfig"])
+    if "systemInstruction" in body:
+        assert_genai(types.Content, body["systemInstruction"])
+    if "generationConfig" in body:
+        assert_genai(types.GenerationConfig, body["generationConfig"])
+
+
+def validate_wire(protocol: str, kind: str, payload: Any) -> None:
+    """``payload`` (what a codec emitted) validates against that vendor SDK's own types.
+
+    ``kind`` is ``request``, ``response`` or ``stream`` (a list of event objects); MCP
+    payloads are transcripts and are checked by ``tests/protocols/test_mcp.py``'s rules.
+    """
+    if protocol == "anthropic":
+        from anthropic.types import Message, RawMessageStreamEvent
+        from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+
+        if kind == "request":
+            assert_params(MessageCreateParamsNonStreaming, payload)
+        elif kind == "response":
+            assert_model(Message, payload)
+        else:
+            for event in payload:
+                assert_model(RawMessageStreamEvent, event.get("data", event))
+    elif protocol == "openai-chat":
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+        from openai.types.chat.completion_create_params import (
+            CompletionCreateParamsNonStreaming,
+        )
+
+        if kind == "request":
+            assert_params(CompletionCreateParamsNonStreaming, payload)
+        elif kind == "response":
+            assert_model(ChatCompletion, payload)
+        else:
+            for event in payload:
+                assert_model(ChatCompletionChunk, event)
+    elif protocol == "openai-responses":
+        from openai.types.responses import Response, ResponseStreamEvent
+        from openai.types.responses.response_create_params import (
+            ResponseCreateParamsNonStreaming,
+        )
+
+        if kind == "request":
+            assert_params(ResponseCreateParamsNonStreaming, payload)
+        elif kind == "response":
+            assert_model(Response, payload)
+        else:
+            for event in payload:
+                assert_model(ResponseStreamEvent, event)
+    elif protocol == "gemini":
+        from google.genai import types
+
+        if kind == "request":
+            _gemini_request(payload)
+        else:
+            for chunk in payload if kind == "stream" else [payload]:
+                assert_genai(types.GenerateContentResponse, chunk)
+    elif protocol == "mcp":
+        from tests.protocols.test_mcp import validate_transcript
+
+        if isinstance(payload, list):
+            validate_transcript(payload)
+    else:
+        raise AssertionError(f"no SDK types known for {protocol}")

@@ -9,54 +9,27 @@ lost.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from flowdebug.model import Conversation, ModelResponse, Thinking, ToolCall, ToolResult
+from flowdebug.model import (
+    Conversation,
+    HostedCall,
+    HostedResult,
+    ModelResponse,
+    Thinking,
+    ToolCall,
+    ToolResult,
+)
 from flowdebug.protocols import PROTOCOLS, ConversionWarning, detect, get
 from flowdebug.protocols.base import safe_call_id, safe_name
 from tests.paths import REAL
+from tests.real_expect import Call, Expect, Result, more_expectations
+from tests.sdkcheck import validate_wire
 
 FILES = sorted(p.name for p in REAL.glob("*.json"))
 MCP_KINDS = {"tools_list", "tools_call", "call_result", "transcript"}
-
-
-@dataclass(frozen=True)
-class Call:
-    """An expected call; ``id=None`` when the wire carries none (Gemini before v3)."""
-
-    id: str | None
-    name: str
-    arguments: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Result:
-    """An expected result; ``call`` is the call id, or the index of the expected call whose
-    (decoder-made) id it must pair with. ``content`` is the text, or the JSON it must parse to."""
-
-    call: str | int
-    name: str | None
-    content: str | dict[str, Any]
-    is_error: bool = False
-
-
-@dataclass(frozen=True)
-class Expect:
-    tools: tuple[str, ...] = ()
-    calls: tuple[Call, ...] = ()
-    results: tuple[Result, ...] = ()
-    text: str | None = None  # assistant text of a response
-    system: str | None = None
-    stop_reason: str | None = None
-    tool_choice: str | None = None
-    required: dict[str, list[str]] = field(default_factory=dict)  # tool -> required params
-    thinking: tuple[str, str] | None = None  # (text prefix, signature prefix)
-    signatures: dict[int, str] = field(default_factory=dict)  # call index -> Gemini signature
-    item_ids: dict[int, str] = field(default_factory=dict)  # call index -> Responses item id
-    structured: Any = None
 
 
 WEATHER_SF_C = {"location": "San Francisco, CA", "units": "c"}
@@ -340,6 +313,8 @@ EXPECTED: dict[str, Expect] = {
     ),
 }
 
+EXPECTED.update(more_expectations())
+
 
 # --- helpers ----------------------------------------------------------------------------------
 
@@ -375,6 +350,14 @@ def _calls(value: Conversation | ModelResponse) -> list[ToolCall]:
 
 def _results(value: Conversation | ModelResponse) -> list[ToolResult]:
     return [p for p in _parts(value) if isinstance(p, ToolResult)]
+
+
+def _hosted(value: Conversation | ModelResponse) -> list[HostedCall]:
+    return [p for p in _parts(value) if isinstance(p, HostedCall)]
+
+
+def _hosted_results(value: Conversation | ModelResponse) -> list[HostedResult]:
+    return [p for p in _parts(value) if isinstance(p, HostedResult)]
 
 
 def _thinking(value: Conversation | ModelResponse) -> list[Thinking]:
@@ -468,6 +451,7 @@ def test_decode_gives_the_tools_calls_and_results_in_the_payload(fname):
     for index, item_id in exp.item_ids.items():
         details = calls[index].provider_details or {}
         assert details.get("openai-responses", {}).get("id") == item_id
+    assert [h.name for h in _hosted(value)] == list(exp.hosted)
     if exp.thinking is not None:
         (thinking,) = _thinking(value)
         assert thinking.text.startswith(exp.thinking[0])
@@ -495,6 +479,19 @@ def test_conversion_keeps_call_ids_names_arguments_and_pairing_or_warns(fname, t
     warnings = [*encoded.warnings, *back.warnings]
     codes = _codes(warnings)
     where = f"{fname} -> {target} -> back; warnings: {sorted(codes)}"
+    if target != "mcp":
+        validate_wire(
+            target, "request" if isinstance(original, Conversation) else "response", encoded.value
+        )
+
+    back_hosted = {h.id: h for h in _hosted(back.value)}
+    for hosted in _hosted(original):
+        if hosted.id not in back_hosted:
+            assert "hosted_call_dropped" in codes, f"hosted call {hosted.id} lost: {where}"
+    back_hosted_results = {r.call_id for r in _hosted_results(back.value)}
+    for hosted_result in _hosted_results(original):
+        if hosted_result.call_id not in back_hosted_results:
+            assert "hosted_result_dropped" in codes, f"hosted result lost: {where}"
 
     back_calls = {c.id: c for c in _calls(back.value)}
     for call in _calls(original):

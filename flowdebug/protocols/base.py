@@ -30,8 +30,13 @@ class ConversionWarning:
 
     ``code`` is stable for tests and filtering (``thinking_signature_dropped``,
     ``image_in_result_dropped``, ``tool_name_renamed``, ``call_id_renamed``,
-    ``schema_keyword_dropped``, ``error_flag_lost`` ...). ``path`` points into the canonical
-    object (``messages[2].parts[0]``) or the payload.
+    ``schema_keyword_dropped``, ``error_flag_lost``, ``model_filled_in``,
+    ``max_tokens_filled_in``, ``usage_dropped``, ``usage_rewritten``, ``response_id_replaced``,
+    ``refusal_flattened``, ``citations_dropped``, ``hosted_call_dropped``,
+    ``hosted_result_dropped``, ``messages_merged``, ``fragment_assumed`` ...). ``path`` points
+    into the canonical object (``messages[2].parts[0]``, ``message.parts[1]`` in a response,
+    ``usage.reasoning_tokens``, ``model``): every canonical path a conversion changes is that
+    path or lies below it (``tests/test_no_silent_change.py``). ``$`` names the whole payload.
     """
 
     protocol: str
@@ -64,6 +69,13 @@ class Codec(Protocol):
     def encode_stream(self, resp: ModelResponse) -> Converted[list[Any]]: ...
     def decode_stream(self, events: list[Any]) -> Converted[ModelResponse]: ...
     def detect(self, payload: Any) -> Kind | None: ...
+    def fragment(self, payload: Any) -> tuple[Any, str] | None:
+        """When ``payload`` is a fragment of this protocol (one message, item or content
+        entry as pasted from docs and logs, or a response's bare content array): the whole
+        request or response payload it stands for, and one line saying what was assumed
+        (``"one Anthropic assistant message: read as a request holding only it"``). Else None.
+        """
+        ...
 
 
 class Warnings:
