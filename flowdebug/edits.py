@@ -83,5 +83,8 @@ def check_role(role: str, part: Any, where: str) -> None:
         raise EditError(f"{where}: a tool_result belongs in a tool message, not {role}")
     if kind == "thinking" and role != "assistant":
         raise EditError(f"{where}: thinking belongs in an assistant message, not {role}")
+    if kind in ("hosted_call", "hosted_result") and role != "assistant":
+        # The vendor runs its own tools inside the model's turn: call and answer both sit there.
+        raise EditError(f"{where}: a {kind} belongs in an assistant message, not {role}")
     if role == "tool" and kind != "tool_result":
         raise EditError(f"{where}: a tool message holds only tool_result parts")

@@ -14,7 +14,18 @@ from typing import Any, assert_never
 
 from flowdebug.debugger import Session
 from flowdebug.edits import EditError
-from flowdebug.model import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
+from flowdebug.model import (
+    HostedCall,
+    HostedResult,
+    Image,
+    Message,
+    Part,
+    Text,
+    Thinking,
+    ToolCall,
+    ToolResult,
+)
+from flowdebug.trace import hosted_label
 from flowdebug.views import Pair
 
 ROLES = ("user", "assistant", "tool", "system")
@@ -44,6 +55,10 @@ def part_summary(part: Part, width: int = 70) -> str:
         case ToolResult():
             outcome = f"error {part.error_type or ''}".strip() if part.is_error else "ok"
             line = f"{part.call_id} → {outcome}: {part.text}"
+        case HostedCall():
+            line = f"run by the vendor: {hosted_label(part)} · {part.id}"
+        case HostedResult():
+            line = f"{part.call_id} → vendor's answer: {hosted_label(part)}"
         case _:
             assert_never(part)
     line = " ".join(line.split())

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowdebug.model import Conversation, Message, ToolCall, ToolResult
+from flowdebug.model import Conversation, HostedCall, Message, ToolCall, ToolResult
 from flowdebug.runtime import REFUSED
 from flowdebug.trace import (
     EventKind,
@@ -22,6 +22,7 @@ from flowdebug.trace import (
     Phase,
     TraceEvent,
     call_label,
+    hosted_label,
     result_label,
     shorten,
 )
@@ -152,8 +153,28 @@ def declare_events(add: Sink, conv: Conversation) -> None:
     )
 
 
+def hosted_events(add: Sink, msg: Message, batch: int) -> None:
+    """The tools the vendor ran inside this turn (web search, code execution, a connector's
+    MCP server): notes on the model's lane, since the runtime never sees them run."""
+    for part in msg.hosted:
+        is_call = isinstance(part, HostedCall)
+        add(
+            "request",
+            "hosted_call" if is_call else "hosted_result",
+            "model",
+            "model",
+            hosted_label(part),
+            call_id=part.id if is_call else part.call_id,
+            tool=part.name,
+            batch=batch,
+            error=not is_call and part.is_error,
+            data={"hosted": part.model_dump(mode="json", exclude_none=True)},
+        )
+
+
 def turn_events(add: Sink, msg: Message, batch: int, duration_ms: float | None = None) -> None:
     """One model turn: its calls (one parallel batch), or its final answer to the user."""
+    hosted_events(add, msg, batch)
     calls = msg.tool_calls
     if not calls:
         text = shorten(msg.text, 48)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from flowdebug.model import ToolCall, ToolResult
+from flowdebug.model import HostedCall, HostedResult, ToolCall, ToolResult
 
 Lane = Literal["user", "runtime", "model", "tool", "mcp"]
 Phase = Literal["declaration", "request", "execution", "continuation"]
@@ -30,6 +30,8 @@ EventKind = Literal[
     "approval",  # user → runtime: approve / edit / reject a gated call
     "continuation",  # runtime → model: results appended, model called again
     "halt",  # the runtime stopped the loop (round cap, script ended, player error)
+    "hosted_call",  # model → model: a tool the vendor runs itself (web search, code execution)
+    "hosted_result",  # model → model: what the vendor's tool answered, in the same turn
 ]
 
 LANES: dict[Lane, str] = {
@@ -114,6 +116,50 @@ def result_label(result: ToolResult) -> str:
     return label
 
 
+def hosted_label(part: HostedCall | HostedResult) -> str:
+    """A vendor-run call or result as one note: ``web_search(query="…")`` or its answer."""
+    if isinstance(part, HostedCall):
+        name = f"{part.server}.{part.name}" if part.server else part.name
+        args = ", ".join(
+            f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in part.arguments.items()
+        )
+        return f"{name}({shorten(args, 36)})"
+    text = shorten(part.text, 40) or "(no text)"
+    return f"error: {text}" if part.is_error else text
+
+
+# What each protocol calls a vendor-run call on the wire, by canonical hosted tool name
+# (``*`` for any other); a protocol without hosted tools draws the call as dropped.
+HOSTED_TERMS: dict[str, dict[str, str]] = {
+    "anthropic": {"mcp": "mcp_tool_use", "*": "server_tool_use"},
+    "openai-responses": {
+        "web_search": "web_search_call",
+        "file_search": "file_search_call",
+        "mcp": "mcp_call",
+        "code_interpreter": "code_interpreter_call",
+        "computer": "computer_call",
+        "local_shell": "local_shell_call",
+        "image_generation": "image_generation_call",
+        "*": "hosted item",
+    },
+    "gemini": {"code_execution": "executableCode", "*": "grounding"},
+}
+
+
+def _hosted_term(protocol: str, e: TraceEvent) -> str:
+    terms = HOSTED_TERMS.get(protocol)
+    if terms is None:
+        return "hosted tool (not carried)"
+    term = terms.get(e.tool or "", terms["*"])
+    if e.kind == "hosted_result":
+        if protocol == "anthropic":
+            return "mcp_tool_result" if e.tool == "mcp" else f"{e.tool}_tool_result"
+        if protocol == "gemini" and e.tool == "code_execution":
+            return "codeExecutionResult"
+        return f"{term} result"
+    return term
+
+
 def _args(data: dict[str, Any]) -> str:
     args = data.get("arguments") or {}
     inner = ", ".join(f"{k}={v}" for k, v in args.items()) if isinstance(args, dict) else ""
@@ -165,6 +211,8 @@ def _model_label(protocol: str, e: TraceEvent) -> str:
             return "text part"
         case "text", _:
             return "text block"
+        case ("hosted_call" | "hosted_result"), _:
+            return f"{_hosted_term(protocol, e)} · {e.label}"
     return e.label
 
 

@@ -115,3 +115,16 @@ def test_revision_changes_with_the_history_and_comes_back_on_undo():
     assert revision(s) != first
     s.undo()
     assert revision(s) == first
+
+
+def test_hosted_parts_are_summed_up_as_run_by_the_vendor_and_belong_to_the_model():
+    from flowdebug.edits import EditError, parse_message
+    from flowdebug.history_io import part_summary
+    from flowdebug.model import HostedCall, HostedResult
+
+    call = HostedCall(id="ws_1", name="web_search", arguments={"query": "Paris"})
+    assert part_summary(call) == 'run by the vendor: web_search(query="Paris") · ws_1'
+    answer = HostedResult(call_id="ws_1", content="no results", is_error=True)
+    assert part_summary(answer) == "ws_1 → vendor's answer: error: no results"
+    with pytest.raises(EditError, match="hosted_call belongs in an assistant message"):
+        parse_message({"role": "user", "parts": [call.model_dump()]}, "messages[0]")

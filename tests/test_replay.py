@@ -5,8 +5,17 @@ from __future__ import annotations
 import pytest
 
 from flowdebug.debugger import Session
-from flowdebug.model import Conversation, Message, Text, ToolCall, ToolResult
+from flowdebug.model import (
+    Conversation,
+    HostedCall,
+    HostedResult,
+    Message,
+    Text,
+    ToolCall,
+    ToolResult,
+)
 from flowdebug.replay import replay
+from flowdebug.trace import sequence
 
 
 def _essence(events):
@@ -159,3 +168,50 @@ def test_events_recorded_without_message_counts_are_redrawn_after_an_edit():
     s.state.events = legacy
     s.delete_message(len(s.conversation.messages) - 1)
     assert _essence(s.state.events) == _essence(replay(s.conversation).events)
+
+
+HOSTED = Conversation(
+    messages=[
+        Message(role="user", parts=[Text(text="What is new in Paris today?")]),
+        Message(
+            role="assistant",
+            parts=[
+                HostedCall(id="srvtoolu_1", name="web_search", arguments={"query": "Paris news"}),
+                HostedResult(call_id="srvtoolu_1", name="web_search", content="3 results"),
+                Text(text="Here is what happened in Paris."),
+            ],
+        ),
+    ]
+)
+
+
+def test_hosted_calls_are_drawn_as_notes_on_the_model_lane_in_each_vendors_terms():
+    events = replay(HOSTED).events
+    hosted = [e for e in events if e.kind in ("hosted_call", "hosted_result")]
+    assert [(e.kind, e.source, e.target, e.call_id) for e in hosted] == [
+        ("hosted_call", "model", "model", "srvtoolu_1"),
+        ("hosted_result", "model", "model", "srvtoolu_1"),
+    ]
+    assert hosted[0].label == 'web_search(query="Paris news")'
+    # the turn still ends in its answer: the runtime ran nothing
+    assert [e.kind for e in events][-2:] == ["final_answer", "answer"]
+    assert not [e for e in events if e.kind in ("dispatch", "result")]
+
+    labels = {
+        p: [a.label for a in sequence(events, p) if a.kind == "hosted_call"]
+        for p in ("anthropic", "openai-responses", "openai-chat")
+    }
+    assert labels["anthropic"] == ['server_tool_use · web_search(query="Paris news")']
+    assert labels["openai-responses"] == ['web_search_call · web_search(query="Paris news")']
+    assert labels["openai-chat"] == ['hosted tool (not carried) · web_search(query="Paris news")']
+    results = [a.label for a in sequence(events, "anthropic") if a.kind == "hosted_result"]
+    assert results == ["web_search_tool_result · 3 results"]
+
+
+def test_a_hosted_call_renders_in_every_format():
+    from flowdebug.render import to_dot, to_mermaid
+    from flowdebug.trace import lanes
+
+    arrows = sequence(replay(HOSTED).events, "anthropic")
+    assert "server_tool_use" in to_dot(arrows, lanes("anthropic"), "t")
+    assert "server_tool_use" in to_mermaid(arrows, lanes("anthropic"), "t")
