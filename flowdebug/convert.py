@@ -90,34 +90,67 @@ def check_text(payload: Any, source: str = "input") -> None:
             stack += [(v, f"{where}[{i}]") for i, v in enumerate(item)]
 
 
+def _fragment(payload: Any, names: list[str]) -> tuple[str, Any, str] | None:
+    """The first of ``names`` whose codec reads ``payload`` as a fragment: its name, the whole
+    payload the fragment stands for and what was assumed (other readings named too)."""
+    found = []
+    for name in names:
+        fragment = getattr(protocols.get(name), "fragment", None)
+        got = fragment(payload) if fragment is not None else None
+        if got is not None:
+            found.append((name, *got))
+    if not found:
+        return None
+    name, whole, note = found[0]
+    if len(found) > 1:
+        others = ", ".join(n for n, *_ in found[1:])
+        note += f" (it also reads as {others}: name it with --from if it is)"
+    return name, whole, note
+
+
 def decode(payload: Any, source: str | None = None) -> Decoded:
-    """Understand ``payload``: detect (or take) its protocol and kind and decode it."""
+    """Understand ``payload``: detect (or take) its protocol and kind and decode it.
+
+    A fragment (one message, item or content entry, as pasted from docs and logs, or a
+    response's bare content array) is read as the whole payload it stands for, and a
+    ``fragment_assumed`` warning says in one line what was assumed.
+    """
     check_text(payload)
     if source == CANONICAL or (source is None and _looks_canonical(payload)):
         return _decode_canonical(payload)
-    if source is None:
-        found = protocols.detect(payload)
-        if found is None:
+    assumed: list[ConversionWarning] = []
+    found = protocols.detect(payload) if source is None else None
+    if source is not None:
+        kind = protocols.get(source).detect(payload)
+        found = (source, kind) if kind is not None else None
+    if found is None:
+        fragment = _fragment(payload, [source] if source else list(protocols.PROTOCOLS))
+        if fragment is not None:
+            source, payload, note = fragment
+            assumed.append(ConversionWarning(source, "fragment_assumed", "$", note))
+            kind = protocols.get(source).detect(payload)
+            found = (source, kind or "request")
+    if found is None:
+        if source is not None:
+            found = (source, "request")  # named by the person: its decoder says what is wrong
+        else:
             raise CodecError(
                 "input",
                 "$",
                 "not a payload of any supported protocol ("
-                f"{', '.join(protocols.PROTOCOLS)}); if it is one of them, name it (--from on "
-                "the command line)",
+                f"{', '.join(protocols.PROTOCOLS)}), nor one message or content array of one; "
+                "if it is one of them, name it (--from on the command line)",
             )
-        source, kind = found
-    else:
-        codec = protocols.get(source)
-        kind = codec.detect(payload) or "request"
+    source, kind = found
     codec = protocols.get(source)
     if kind == "response":
         got = codec.decode_response(payload)
-        return Decoded(source, kind, response=got.value, warnings=got.warnings)
+        return Decoded(source, kind, response=got.value, warnings=[*assumed, *got.warnings])
     if kind == "stream":
         got = codec.decode_stream(payload)
-        return Decoded(source, kind, response=got.value, warnings=got.warnings)
+        return Decoded(source, kind, response=got.value, warnings=[*assumed, *got.warnings])
     got = codec.decode_request(payload)
-    return Decoded(source, kind, conversation=got.value, warnings=got.warnings)
+    return Decoded(source, kind, conversation=got.value, warnings=[*assumed, *got.warnings])
 
 
 def encode(decoded: Decoded, target: str) -> tuple[Any, list[ConversionWarning]]:

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from flowdebug.convert import decode
+from flowdebug.lint import format_finding, lint_payload
 from flowdebug.model import (
     Conversation,
     HostedCall,
@@ -329,6 +331,10 @@ def _load(fname: str) -> Any:
 
 
 def _decode(protocol: str, kind: str, payload: Any) -> tuple[Conversation | ModelResponse, list]:
+    if kind == "fragment":  # one message or content array: read as the payload it stands for
+        decoded = decode(payload)
+        value = decoded.response if decoded.response is not None else decoded.conversation
+        return value, decoded.warnings
     codec = get(protocol)
     if kind == "request" or kind in MCP_KINDS:
         out = codec.decode_request(payload)
@@ -396,7 +402,16 @@ def test_every_real_fixture_has_expectations_and_a_named_source():
 
 @pytest.mark.parametrize("fname", FILES)
 def test_detect_names_the_protocol_and_kind_in_the_file_name(fname):
-    assert detect(_load(fname)) == _split(fname)
+    protocol, kind = _split(fname)
+    if kind != "fragment":
+        assert detect(_load(fname)) == (protocol, kind)
+        return
+    # a fragment is no whole payload; it is read as one, saying in one line what was assumed
+    assert detect(_load(fname)) is None
+    decoded = decode(_load(fname))
+    assert decoded.protocol == protocol
+    (note,) = [w for w in decoded.warnings if w.code == "fragment_assumed"]
+    assert "\n" not in note.message and note.message
 
 
 # --- (b) decoding -----------------------------------------------------------------------------
@@ -532,3 +547,14 @@ def test_conversion_keeps_call_ids_names_arguments_and_pairing_or_warns(fname, t
             for t in _thinking(back.value)
         )
         assert kept or any(c.startswith("thinking") for c in codes), where
+
+
+# --- (d) lint: what a vendor accepted raises no error under that vendor's rules ---------------
+
+
+@pytest.mark.parametrize("fname", FILES)
+def test_lint_raises_no_error_on_a_payload_its_vendor_accepted(fname):
+    protocol, _ = _split(fname)
+    findings = lint_payload(_load(fname), protocol)
+    errors = [format_finding(f) for f in findings if f.level == "error"]
+    assert errors == [], f"{fname}: {errors}"
