@@ -7,6 +7,7 @@ share a debugger session.
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -249,6 +250,15 @@ def graph_css(presenter_mode: bool) -> None:
         for n in sorted({style.font, style.lane_font})
     )
     st.markdown(f"<style>{rules}</style>", unsafe_allow_html=True)
+
+
+def code_span(text: str) -> str:
+    """``text`` as one inline code span in Markdown, literal whatever it holds: the fence is
+    longer than any run of backticks inside (CommonMark), so a name cannot close it early."""
+    text = " ".join(str(text).split())
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text[:1] == "`" or text[-1:] == "`" or not text else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def scenario_names() -> list[str]:

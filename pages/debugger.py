@@ -7,6 +7,7 @@ import streamlit as st
 from flowdebug import scenarios
 from flowdebug.debugger import Breakpoint
 from flowdebug.errors import FlowdebugError
+from flowdebug.history_io import part_summary
 from flowdebug.model import Message
 from flowdebug.players import ManualPlayer
 from flowdebug.render import to_png, to_svg
@@ -276,17 +277,7 @@ if st.toggle(
     f"Show the message history ({len(s.conversation.messages)} messages)", key="show_history"
 ):
     for i, m in enumerate(s.conversation.messages[-200:]):
-        parts = []
-        for p in m.parts:
-            match p.kind:
-                case "text":
-                    parts.append(p.text)
-                case "tool_call":
-                    parts.append(f"→ `{p.name}({json.dumps(p.arguments)})` `{p.id}`")
-                case "tool_result":
-                    flag = f" ❌ {p.error_type or 'error'}" if p.is_error else ""
-                    parts.append(f"← `{p.call_id}`{flag}: {p.text[:120]}")
-                case _:
-                    parts.append(f"[{p.kind}]")
-        st.markdown(f"**{i} · {m.role}** — " + "<br>".join(parts), unsafe_allow_html=True)
+        # Whatever a person, a model or a tool wrote is shown as text, never as Markdown/HTML.
+        st.markdown(f"**{i} · {m.role}**")
+        st.text("\n".join(part_summary(p, width=160) for p in m.parts) or "(no parts)")
 common.refresh_status()

@@ -297,10 +297,8 @@ for e in toolset.entries:
     )
     with st.container(border=True):
         badge = f"{LEVEL_ICONS[worst]} {len(found)} finding(s)" if worst else "✅ no findings"
-        st.markdown(
-            f"#### `{e.tool.name}` &nbsp; <small>{e.handler.kind} handler · {badge}</small>",
-            unsafe_allow_html=True,
-        )
+        st.markdown(f"#### {common.code_span(e.tool.name)}")
+        st.caption(f"{e.handler.kind} handler · {badge}")
         schema_col, lint_col = st.columns(2, gap="large")
         schema_col.code(
             json.dumps(e.tool.parameters, indent=2, ensure_ascii=False), language="json"
