@@ -6,12 +6,14 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean lock
 
-$(BIN)/.installed: pyproject.toml
+# requirements.lock pins every package to the version the tests last passed with (`make lock`
+# writes it from a passing venv); pyproject.toml keeps the lower bounds the project supports.
+$(BIN)/.installed: pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev]'
 	touch $@
 
 run: $(BIN)/.installed
@@ -25,6 +27,10 @@ test: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
+
+lock: $(BIN)/.installed
+	{ echo "# Versions the test suite passed with; written by 'make lock' (pip freeze)."; \
+	  $(BIN)/python -m pip freeze --exclude-editable | grep -v '^-e '; } > requirements.lock
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
