@@ -29,7 +29,7 @@ def test_a_reference_the_results_lack_becomes_a_visible_placeholder():
     assert resolve("x {{results[5]}}", RESULTS) == "x <results[5] unavailable>"
 
 
-def test_a_turn_says_its_fallback_when_its_text_cannot_be_filled():
+def test_the_answer_is_written_from_the_results_when_they_are_not_the_expected_ones():
     from flowdebug.debugger import Session
     from flowdebug.faults import parse_fault
 
@@ -38,11 +38,54 @@ def test_a_turn_says_its_fallback_when_its_text_cannot_be_filled():
     s.run()
     answer = s.conversation.messages[-1].text
     assert answer == (
-        "I couldn't get the weather. Paris: timeout after 1s. Tokyo: timeout after 1s."
+        "get_weather(Paris, c) failed: timeout after 1s. "
+        "get_weather(Tokyo, c) failed: timeout after 1s."
     )
     # executed faults reach the tool: drawn as a call and a red result, not a refusal
     kinds = [(e.kind, e.source, e.error) for e in s.state.events if e.phase == "execution"]
     assert kinds == [("dispatch", "runtime", False)] * 2 + [("result", "tool", True)] * 2
+
+
+def test_the_weather_answer_keeps_its_scripted_words_for_the_expected_results():
+    from flowdebug.debugger import Session
+
+    s = Session.from_scenario("weather")
+    s.run()
+    answer = s.conversation.messages[-1].text
+    assert answer.startswith("Paris is ") and "I couldn't get the weather for Tokyo" in answer
+
+
+def test_a_tokyo_result_edited_to_a_success_is_reported_by_the_scripted_answer():
+    from flowdebug.debugger import Session
+
+    s = Session.from_scenario("weather")
+    while not any(m.role == "tool" for m in s.conversation.messages):
+        s.step()
+    tool_msg = next(i for i, m in enumerate(s.conversation.messages) if m.role == "tool")
+    tokyo = s.conversation.messages[tool_msg].parts[1]
+    edited = tokyo.model_dump(mode="json") | {
+        "content": '{"temperature": 24, "conditions": "clear"}',
+        "is_error": False,
+        "error_type": None,
+    }
+    s.edit_part(tool_msg, 1, edited)
+    s.run()
+    answer = s.conversation.messages[-1].text
+    assert "couldn't" not in answer
+    assert "get_weather(Tokyo, c): temperature 24, conditions clear." in answer
+    assert "get_weather(Paris, c): location Paris, temperature 18" in answer
+
+
+def test_a_dropped_result_is_said_to_be_missing_not_a_placeholder():
+    from flowdebug.debugger import Session
+    from flowdebug.faults import parse_fault
+
+    s = Session.from_scenario("weather")
+    s.set_faults([parse_fault("drop_result@#1")])
+    s.run()
+    answer = s.conversation.messages[-1].text
+    assert "unavailable" not in answer and "<" not in answer
+    assert "I got no result for get_weather(Paris, c)." in answer
 
 
 def _conv(*messages: Message) -> Conversation:

@@ -3,21 +3,25 @@
 A turn's text and argument strings may refer to earlier tool results with
 ``{{results[-1].id}}``: ``results`` is every tool result so far in conversation order, its
 content parsed as JSON when it is JSON. A string that is exactly one reference takes the
-referenced value with its type; otherwise the value is formatted into the string. A
-reference the results cannot satisfy (after a fault or an edit) becomes the visible
-placeholder ``<results[-1].id unavailable>``.
+referenced value with its type; otherwise the value is formatted into the string.
+
+The model follows what happened. A turn's ``text`` is the scenario's exact wording for the
+results the script expected (``when``: the outcome, ``ok`` or ``error``, of each result of the
+last batch, in call order); when the results differ (an edit, a fault, a dropped result) or a
+reference finds nothing, the turn is written from the results actually sent: each call of the
+last batch with what it returned, why it failed, or that no result came back.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from flowdebug.errors import FlowdebugError
-from flowdebug.model import Conversation, Message, ModelResponse, Text, ToolCall
+from flowdebug.model import Conversation, Message, ModelResponse, Text, ToolCall, ToolResult
 from flowdebug.players.base import PlayerTurn
 
 REF = re.compile(r"\{\{\s*results\[(-?\d+)\]((?:\.[A-Za-z_]\w*|\[-?\d+\])*)\s*\}\}")
@@ -39,8 +43,10 @@ class ScriptedTurn(BaseModel):
 
     text: str | None = None
     calls: list[ScriptedCall] = Field(default_factory=list)
-    # Said instead of ``text`` when a reference in ``text`` cannot be filled (a fault or an
-    # edit took the value away), as a model would word the answer around what it got.
+    # The outcome of each result of the last batch that ``text`` was written for.
+    when: list[Literal["ok", "error"]] | None = None
+    # Said instead of ``text`` when a reference in ``text`` cannot be filled but every one in
+    # ``fallback`` can (kept for scenarios written before answers were composed).
     fallback: str | None = None
 
 
@@ -107,6 +113,49 @@ def resolve(value: Any, results: list[Any]) -> Any:
     return value
 
 
+def last_batch(conv: Conversation) -> list[tuple[ToolCall, ToolResult | None]]:
+    """The calls of the last assistant turn that made any, each with the result sent for it
+    (None when none was: a dropped result)."""
+    for i in range(len(conv.messages) - 1, -1, -1):
+        calls = conv.messages[i].tool_calls
+        if calls:
+            sent = {r.call_id: r for m in conv.messages[i + 1 :] for r in m.tool_results}
+            return [(c, sent.get(c.id)) for c in calls]
+    return []
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k.replace('_', ' ')} {_value(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(_value(v) for v in value)
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def compose(batch: list[tuple[ToolCall, ToolResult | None]]) -> str:
+    """An answer written from the results actually sent, one sentence a call."""
+    sentences = []
+    for call, result in batch:
+        args = ", ".join(_value(v) for v in call.arguments.values())
+        what = f"{call.name}({args})" if args else call.name
+        if result is None:
+            sentences.append(f"I got no result for {what}.")
+            continue
+        try:
+            got = _value(json.loads(result.text))
+        except ValueError:
+            got = " ".join(result.text.split())
+        if result.is_error:
+            sentences.append(f"{what} failed: {got or 'no reason given'}.")
+        else:
+            sentences.append(f"{what}: {got or 'an empty result'}.")
+    return " ".join(sentences) or "I have no results to report."
+
+
+def _outcomes(batch: list[tuple[ToolCall, ToolResult | None]]) -> list[str | None]:
+    return [None if r is None else "error" if r.is_error else "ok" for _, r in batch]
+
+
 class ScriptedPlayer:
     """Plays the scenario's turns in order; ``repeat_last`` loops the last one forever."""
 
@@ -130,11 +179,7 @@ class ScriptedPlayer:
         n_calls = sum(len(m.tool_calls) for m in conv.messages)
         parts: list[Any] = []
         if turn.text:
-            said = turn.text
-            if turn.fallback is not None and not fills(said, results):
-                said = turn.fallback
-            text = resolve(said, results)
-            parts.append(Text(text=text if isinstance(text, str) else json.dumps(text)))
+            parts.append(Text(text=self._text(turn, conv, results)))
         for i, call in enumerate(turn.calls):
             parts.append(
                 ToolCall(
@@ -147,3 +192,20 @@ class ScriptedPlayer:
         message = Message(role="assistant", parts=parts)
         stop = "tool_use" if turn.calls else "end_turn"
         return PlayerTurn(ModelResponse(message=message, stop_reason=stop, model="scripted"))
+
+    @staticmethod
+    def _text(turn: ScriptedTurn, conv: Conversation, results: list[Any]) -> str:
+        """The scenario's wording when the results are the ones it was written for, else an
+        answer written from what was actually sent."""
+        assert turn.text is not None
+        batch = last_batch(conv)
+        expected = turn.when is None or _outcomes(batch) == list(turn.when)
+        if expected and fills(turn.text, results):
+            said: Any = resolve(turn.text, results)
+        elif expected and turn.fallback is not None and fills(turn.fallback, results):
+            said = resolve(turn.fallback, results)
+        elif batch and not turn.calls:
+            return compose(batch)
+        else:
+            said = resolve(turn.text, results)
+        return said if isinstance(said, str) else json.dumps(said)
