@@ -32,9 +32,18 @@ class Decoded:
     warnings: list[ConversionWarning] = field(default_factory=list)
 
     def as_conversation(self) -> Conversation:
+        """The conversation the payload belongs to. A response that echoes its request's
+        fields (OpenAI Responses echoes tools, tool_choice, instructions...) keeps them: its
+        codec leaves them as a canonical conversation under ``provider_details[...]["echo"]``.
+        """
         if self.conversation is not None:
             return self.conversation
         assert self.response is not None
+        for details in (self.response.provider_details or {}).values():
+            echo = details.get("echo") if isinstance(details, dict) else None
+            if isinstance(echo, dict):
+                base = Conversation.model_validate(echo)
+                return base.model_copy(update={"messages": [self.response.message]})
         return Conversation(messages=[self.response.message])
 
 

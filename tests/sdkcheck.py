@@ -16,14 +16,20 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 
-def _diff(expected: Any, got: Any, path: str = "$") -> list[str]:
+def _diff(
+    expected: Any, got: Any, path: str = "$", allowed: frozenset[str] = frozenset()
+) -> list[str]:
     if isinstance(expected, dict):
         if not isinstance(got, dict):
             return [f"{path}: became {type(got).__name__}"]
-        out = [f"{path}.{k}: dropped by the SDK type" for k in expected if k not in got]
+        out = [
+            f"{path}.{k}: dropped by the SDK type"
+            for k in expected
+            if k not in got and k not in allowed
+        ]
         for k in expected:
             if k in got:
-                out += _diff(expected[k], got[k], f"{path}.{k}")
+                out += _diff(expected[k], got[k], f"{path}.{k}", allowed)
         return out
     if isinstance(expected, list):
         if not isinstance(got, list | tuple) or len(got) != len(expected):
@@ -31,7 +37,7 @@ def _diff(expected: Any, got: Any, path: str = "$") -> list[str]:
         return [
             d
             for i, (e, g) in enumerate(zip(expected, got, strict=True))
-            for d in _diff(e, g, f"{path}[{i}]")
+            for d in _diff(e, g, f"{path}[{i}]", allowed)
         ]
     return []
 
@@ -46,39 +52,42 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def assert_params(typed_dict: Any, payload: Any) -> None:
-    """``payload`` validates as the SDK's request TypedDict and keeps every key."""
+def assert_params(typed_dict: Any, payload: Any, allowed: frozenset[str] = frozenset()) -> None:
+    """``payload`` validates as the SDK's request TypedDict and keeps every key (but the
+    ``allowed`` vendor extensions the SDK passes through untyped)."""
     # Keep the adapter alive while _plain walks the result: Iterable fields validate lazily
     # (ValidatorIterator) and iterating them after the adapter is freed panics in pydantic-core.
     adapter = TypeAdapter(typed_dict)
     got = _plain(adapter.validate_python(payload))
-    problems = _diff(payload, got)
+    problems = _diff(payload, got, allowed=allowed)
     assert not problems, "\n".join(problems)
 
 
-def _extras(model: Any, path: str = "$") -> list[str]:
+def _extras(model: Any, path: str = "$", allowed: frozenset[str] = frozenset()) -> list[str]:
     out = []
     if isinstance(model, BaseModel):
         for k in model.__pydantic_extra__ or {}:
-            out.append(f"{path}.{k}: not a field of {type(model).__name__}")
+            if k not in allowed:
+                out.append(f"{path}.{k}: not a field of {type(model).__name__}")
         for name in type(model).model_fields:
-            out += _extras(getattr(model, name), f"{path}.{name}")
+            out += _extras(getattr(model, name), f"{path}.{name}", allowed)
     elif isinstance(model, list | tuple):
         for i, v in enumerate(model):
-            out += _extras(v, f"{path}[{i}]")
+            out += _extras(v, f"{path}[{i}]", allowed)
     elif isinstance(model, dict):
         for k, v in model.items():
-            out += _extras(v, f"{path}.{k}")
+            out += _extras(v, f"{path}.{k}", allowed)
     return out
 
 
-def assert_model(model_cls: Any, payload: Any) -> Any:
-    """``payload`` validates as the SDK's response model with no unknown fields anywhere."""
+def assert_model(model_cls: Any, payload: Any, allowed: frozenset[str] = frozenset()) -> Any:
+    """``payload`` validates as the SDK's response model with no unknown fields anywhere (but
+    the ``allowed`` vendor extensions the SDK keeps as extras)."""
     if isinstance(model_cls, type) and issubclass(model_cls, BaseModel):
         model = model_cls.model_validate(payload)
     else:
         model = TypeAdapter(model_cls).validate_python(payload)
-    problems = _extras(model)
+    problems = _extras(model, allowed=allowed)
     assert not problems, "\n".join(problems)
     return model
 
@@ -127,6 +136,17 @@ def _gemini_request(body: dict[str, Any]) -> None:
         assert_genai(types.GenerationConfig, body["generationConfig"])
 
 
+# Fields OpenAI-compatible servers define beyond OpenAI's own types, which the SDK sends and
+# keeps untyped: Gemini's OpenAI endpoint wants its thought signature back on each tool call
+# (`extra_content.google.thought_signature`).
+CHAT_EXTENSIONS = frozenset({"extra_content"})
+
+
+def _has_block(payload: Any, types: tuple[str, ...]) -> bool:
+    text = json.dumps(payload)
+    return any(f'"type": "{t}"' in text for t in types)
+
+
 def validate_wire(protocol: str, kind: str, payload: Any) -> None:
     """``payload`` (what a codec emitted) validates against that vendor SDK's own types.
 
@@ -136,6 +156,15 @@ def validate_wire(protocol: str, kind: str, payload: Any) -> None:
     if protocol == "anthropic":
         from anthropic.types import Message, RawMessageStreamEvent
         from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+
+        if _has_block(payload, ("mcp_tool_use", "mcp_tool_result")):
+            # The MCP connector's blocks are typed only in the SDK's beta namespace (the
+            # request needs the mcp-client beta header).
+            from anthropic.types.beta import BetaMessage as Message
+            from anthropic.types.beta import BetaRawMessageStreamEvent as RawMessageStreamEvent
+            from anthropic.types.beta.message_create_params import (
+                MessageCreateParamsNonStreaming,
+            )
 
         if kind == "request":
             assert_params(MessageCreateParamsNonStreaming, payload)
@@ -151,12 +180,12 @@ def validate_wire(protocol: str, kind: str, payload: Any) -> None:
         )
 
         if kind == "request":
-            assert_params(CompletionCreateParamsNonStreaming, payload)
+            assert_params(CompletionCreateParamsNonStreaming, payload, CHAT_EXTENSIONS)
         elif kind == "response":
-            assert_model(ChatCompletion, payload)
+            assert_model(ChatCompletion, payload, CHAT_EXTENSIONS)
         else:
             for event in payload:
-                assert_model(ChatCompletionChunk, event)
+                assert_model(ChatCompletionChunk, event, CHAT_EXTENSIONS)
     elif protocol == "openai-responses":
         from openai.types.responses import Response, ResponseStreamEvent
         from openai.types.responses.response_create_params import (

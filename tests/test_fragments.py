@@ -113,4 +113,20 @@ def test_the_cli_says_in_one_line_what_it_assumed(tmp_path):
     assert run.returncode == 0, run.stderr
     assumed = [line for line in run.stderr.splitlines() if "fragment_assumed" in line]
     assert len(assumed) == 1
-    assert json.loads(run.stdout)["messages"][0]["role"] == "assistant"
+    # a model turn stands for the response that carried it
+    out = json.loads(run.stdout)
+    assert out["role"] == "assistant"
+    assert [b["type"] for b in out["content"]] == ["tool_use", "tool_use"]
+
+
+def test_a_responses_response_brings_the_request_fields_it_echoes_into_its_conversation():
+    from tests.paths import REAL
+
+    payload = json.loads(
+        (REAL / "openai-responses.response.pydantic-ai-cassette-web-search.json").read_text()
+    )
+    conv = decode(payload).as_conversation()
+    assert conv.system == payload["instructions"] == "You are a helpful assistant."
+    assert [m.role for m in conv.messages] == ["assistant"]
+    hosted = conv.provider_details["openai-responses"]["hosted_tools"]
+    assert [t["type"] for t in hosted] == ["web_search"]

@@ -8,12 +8,12 @@ and come back out on encode.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Literal, assert_never
 
 from flowdebug.errors import CodecError
 from flowdebug.model import (
     Conversation,
+    HostedCall,
     Image,
     Message,
     ModelResponse,
@@ -24,15 +24,16 @@ from flowdebug.model import (
     ToolCall,
     ToolChoice,
     ToolResult,
-    canonical_json,
 )
-from flowdebug.protocols import anthropic_stream
+from flowdebug.protocols import anthropic_envelope as envelope
+from flowdebug.protocols import anthropic_fragment, anthropic_stream
 from flowdebug.protocols.anthropic_blocks import (
     PROTOCOL,
     Renamer,
     decode_block,
     encode_blocks,
     encode_part,
+    note_shift,
     optional,
     own,
     stash,
@@ -40,8 +41,8 @@ from flowdebug.protocols.anthropic_blocks import (
 )
 from flowdebug.protocols.base import Converted, Kind, Warnings, expect, require
 
-DEFAULT_MODEL = "claude-sonnet-4-6"
-DEFAULT_MAX_TOKENS = 1024  # Anthropic requires max_tokens on every request
+DEFAULT_MODEL = envelope.DEFAULT_MODEL
+DEFAULT_MAX_TOKENS = envelope.DEFAULT_MAX_TOKENS
 REQUEST_FIELDS = (
     "model", "max_tokens", "system", "temperature", "tools", "tool_choice", "messages",
 )  # fmt: skip
@@ -52,7 +53,8 @@ FOREIGN_KEYS = (
     "stream_options", "toolConfig", "inferenceConfig",
 )  # fmt: skip
 FOREIGN_BLOCKS = (None, "image_url", "input_audio", "file")  # Bedrock blocks have no type
-USAGE_EXTRA = ("cache_creation_input_tokens", "cache_read_input_tokens")
+# Blocks that carry a call id and a tool name (client tools, server tools, MCP connector).
+CALL_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
 Mode = Literal["auto", "none", "required", "tool"]
 STOP_REASONS: dict[str, StopReason] = {
     r: r for r in ("end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal")
@@ -73,13 +75,22 @@ def _encode_messages(
         blocks = encode_blocks(msg, path, w, names)
         match msg.role:
             case "system":
-                # Anthropic has one top-level system prompt; a later system message joins it.
-                if out:
+                # Anthropic has one top-level system prompt; a system message joins it.
+                w.add(
+                    "system_moved",
+                    "system",
+                    f"the system message {path} inside the history was appended to the "
+                    "top-level system prompt; its position is lost"
+                    if out or system
+                    else f"the leading system message {path} became the top-level system prompt",
+                )
+                if i < len(messages) - 1 and not any(m.role == "system" for m in messages[:i]):
+                    # the messages after it move up one place when it leaves the list
                     w.add(
-                        "system_moved",
-                        path,
-                        "a system message inside the history was "
-                        "appended to the top-level system prompt; its position is lost",
+                        "messages_renumbered",
+                        "messages",
+                        "system messages leave the message list, so the ones after them "
+                        "are numbered anew",
                     )
                 dropped = [b["type"] for b in blocks if b["type"] != "text"]
                 if dropped:
@@ -188,7 +199,7 @@ def _decode_messages(messages: list[Any], w: Warnings) -> list[Message]:
         if isinstance(m, dict) and isinstance(m.get("content"), list)
         for b in m["content"]
         if isinstance(b, dict)
-        and b.get("type") == "tool_use"
+        and b.get("type") in CALL_TYPES
         and isinstance(b.get("id"), str)
         and isinstance(b.get("name"), str)
     }
@@ -219,9 +230,8 @@ def _decode_messages(messages: list[Any], w: Warnings) -> list[Message]:
 def _decode_tool(raw: Any, path: str, w: Warnings) -> Tool | None:
     tool = expect(PROTOCOL, raw, path, dict)
     name = require(PROTOCOL, tool, "name", path, str)
-    if tool.get("type") not in (None, "custom"):
-        w.add("tool_dropped", path, f"server tool {tool['type']!r} has no canonical form")
-        return None
+    if envelope.is_server_tool(tool):
+        return None  # kept in the conversation's provider_details by decode_request
     if "input_schema" not in tool and "parameters" in tool:
         raise CodecError(
             PROTOCOL,
@@ -282,9 +292,19 @@ def _decode_message(
     if msg.get("type") != "message":
         raise CodecError(PROTOCOL, f"{path}.type", 'expected "message"')
     content = require(PROTOCOL, msg, "content", path, list)
+    # A hosted result names its tool through the call before it (the MCP connector's tools).
+    names = {
+        b["id"]: b["name"]
+        for b in content
+        if isinstance(b, dict)
+        and b.get("type") in CALL_TYPES
+        and isinstance(b.get("id"), str)
+        and isinstance(b.get("name"), str)
+    }
     parts: list[Part] = []
     for j, block in enumerate(content):
-        part = decode_block(block, block_paths[j] if block_paths else f"{path}.content[{j}]", w, {})
+        where = block_paths[j] if block_paths else f"{path}.content[{j}]"
+        part = decode_block(block, where, w, names)
         if isinstance(part, ToolCall) and raw_inputs and j in raw_inputs:
             part = ToolCall(**(part.model_dump() | {"raw_arguments": raw_inputs[j]}))
         if part is not None:
@@ -293,6 +313,8 @@ def _decode_message(
     extra: dict[str, Any] = dict((stash(msg, MESSAGE_FIELDS) or {}).get(PROTOCOL, {}))
     if stop is not None and stop not in STOP_REASONS:
         extra["stop_reason"] = stop
+    if "stop_details" in msg:  # kept even when null, so the Message comes back as it was
+        extra["stop_details"] = msg["stop_details"]
     if msg.get("stop_sequence") is not None:
         extra["stop_sequence"] = msg["stop_sequence"]
     usage: dict[str, int] = {}
@@ -365,8 +387,8 @@ class AnthropicCodec:
         choice = _encode_choice(conv.tool_choice, w, names) if conv.tool_choice else None
         messages = _encode_messages(conv.messages, w, names, system)
         body: dict[str, Any] = {
-            "model": conv.model or DEFAULT_MODEL,
-            "max_tokens": DEFAULT_MAX_TOKENS if conv.max_tokens is None else conv.max_tokens,
+            "model": envelope.model(conv.model, w),
+            "max_tokens": envelope.max_tokens(conv, w),
         }
         stashed_system = extra.pop("system", None)
         if system:
@@ -382,6 +404,7 @@ class AnthropicCodec:
                 "temperature",
                 "the Messages API (anthropic 2.12) takes no temperature; it was not sent",
             )
+        tools = envelope.merge_tools(tools, extra.pop("tools", None))
         if tools:
             body["tools"] = tools
         if choice is not None:
@@ -395,10 +418,12 @@ class AnthropicCodec:
         messages = require(PROTOCOL, body, "messages", "$", list)
         extra = {k: v for k, v in body.items() if k not in REQUEST_FIELDS}
         system = _decode_system(body.get("system"), extra)
-        tools = [
-            _decode_tool(t, f"$.tools[{i}]", w)
-            for i, t in enumerate(optional(body, "tools", "$", list) or [])
-        ]
+        raw_tools = optional(body, "tools", "$", list) or []
+        tools = [_decode_tool(t, f"$.tools[{i}]", w) for i, t in enumerate(raw_tools)]
+        if any(envelope.is_server_tool(t) for t in raw_tools):
+            # Server tools (web search, code execution ...) have no canonical Tool: the list
+            # rides whole so each one goes back to its place.
+            extra["tools"] = raw_tools
         choice = body.get("tool_choice")
         return w.wrap(
             Conversation(
@@ -422,33 +447,26 @@ class AnthropicCodec:
         extra = own(resp.provider_details, w, "provider_details")
         own(resp.message.provider_details, w, "message")
         content = []
+        slots: list[Any] = []  # None where a part was left out
+        hosted = {p.id: p for p in resp.message.parts if isinstance(p, HostedCall)}
         for j, part in enumerate(resp.message.parts):
             path = f"message.parts[{j}]"
             if isinstance(part, Image | ToolResult):
                 code = "image_dropped" if isinstance(part, Image) else "tool_result_dropped"
                 w.add(code, path, f"an Anthropic response cannot hold a {part.kind} part")
                 continue
-            block = encode_part(part, path, w, names)
+            block = encode_part(part, path, w, names, hosted)
+            slots.append(block)
             if block is not None:
                 content.append(block)
-        msg_id = resp.id
-        if msg_id is None or not msg_id.startswith("msg_"):
-            digest = hashlib.sha1(canonical_json(resp.message).encode()).hexdigest()[:24]
-            if msg_id is not None:
-                w.add(
-                    "response_id_replaced",
-                    "id",
-                    f"Anthropic message ids start with msg_; {msg_id!r} became msg_{digest}",
-                )
-            msg_id = f"msg_{digest}"
-        # Only the counters Anthropic's Usage has; other vendors' totals have no field here.
-        usage = {k: (resp.usage or {}).get(k, 0) for k in ("input_tokens", "output_tokens")}
-        usage |= {k: v for k, v in (resp.usage or {}).items() if k in USAGE_EXTRA}
+        note_shift(slots, "message", w)
+        msg_id = envelope.message_id(resp, w)
+        usage = envelope.usage(resp, w)
         body: dict[str, Any] = {
             "id": msg_id,
             "type": "message",
             "role": "assistant",
-            "model": resp.model or DEFAULT_MODEL,
+            "model": envelope.model(resp.model, w),
             "content": content,
             "stop_reason": self._stop_reason(resp, extra.pop("stop_reason", None), w),
             "stop_sequence": extra.pop("stop_sequence", None),
@@ -459,6 +477,8 @@ class AnthropicCodec:
     @staticmethod
     def _stop_reason(resp: ModelResponse, raw: Any, w: Warnings) -> str:
         match resp.stop_reason:
+            case None if any(isinstance(p, Text) and p.refusal for p in resp.message.parts):
+                return "refusal"
             case None:
                 return "tool_use" if resp.message.tool_calls else "end_turn"
             case "content_filter":
@@ -507,6 +527,11 @@ class AnthropicCodec:
         ):
             return "response"
         return "request" if _looks_like_request(payload) else None
+
+    def fragment(self, payload: Any) -> tuple[Any, str] | None:
+        if self.detect(payload) is not None:
+            return None  # a whole payload, not a fragment
+        return anthropic_fragment.fragment(payload)
 
 
 CODEC = AnthropicCodec()

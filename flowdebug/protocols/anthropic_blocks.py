@@ -8,7 +8,19 @@ from __future__ import annotations
 
 from typing import Any, assert_never
 
-from flowdebug.model import Details, Image, Message, Part, Text, Thinking, ToolCall, ToolResult
+from flowdebug.model import (
+    Details,
+    HostedCall,
+    HostedResult,
+    Image,
+    Message,
+    Part,
+    Text,
+    Thinking,
+    ToolCall,
+    ToolResult,
+)
+from flowdebug.protocols import anthropic_hosted
 from flowdebug.protocols.base import (
     Warnings,
     expect,
@@ -58,16 +70,15 @@ def optional(obj: dict[str, Any], key: str, path: str, typ: type | tuple[type, .
 
 
 class Renamer:
-    """Rewrites tool names and call ids Anthropic rejects, the same way everywhere."""
+    """Rewrites tool names and call ids Anthropic rejects, the same way everywhere; every
+    place a rewrite lands is named (a declaration, its calls, their results)."""
 
     def __init__(self, w: Warnings):
         self.w = w
-        self.warned: set[tuple[str, str]] = set()
 
     def name(self, name: str, path: str) -> str:
         new = safe_name(PROTOCOL, name)
-        if new != name and ("name", name) not in self.warned:
-            self.warned.add(("name", name))
+        if new != name:
             self.w.add(
                 "tool_name_renamed",
                 path,
@@ -77,8 +88,7 @@ class Renamer:
 
     def call_id(self, call_id: str, path: str) -> str:
         new = safe_call_id(PROTOCOL, call_id)
-        if new != call_id and ("id", call_id) not in self.warned:
-            self.warned.add(("id", call_id))
+        if new != call_id:
             self.w.add(
                 "call_id_renamed",
                 path,
@@ -129,11 +139,25 @@ def _encode_result_content(result: ToolResult, path: str, w: Warnings) -> str | 
     return blocks
 
 
-def encode_part(part: Part, path: str, w: Warnings, names: Renamer) -> dict[str, Any] | None:
-    """One content block, or None (with a warning) when Anthropic cannot carry the part."""
+def encode_part(
+    part: Part,
+    path: str,
+    w: Warnings,
+    names: Renamer,
+    hosted: dict[str, HostedCall] | None = None,
+) -> dict[str, Any] | None:
+    """One content block, or None (with a warning) when Anthropic cannot carry the part.
+    ``hosted`` holds the turn's hosted calls by id (a hosted result is encoded after its call)."""
     match part:
         case Text():
             block: dict[str, Any] = {"type": "text", "text": part.text}
+            if part.refusal:
+                # Anthropic has no refusal content: only stop_reason "refusal" on a response.
+                w.add(
+                    "refusal_flattened",
+                    f"{path}.refusal",
+                    "Anthropic has no refusal part; the refusal is sent as text",
+                )
         case Thinking():
             if foreign_signature(PROTOCOL, part, path, w):
                 part = part.model_copy(update={"signature": None, "redacted": False})
@@ -174,6 +198,9 @@ def encode_part(part: Part, path: str, w: Warnings, names: Renamer) -> dict[str,
                     path,
                     "Anthropic tool_result has no structured content; only the content is sent",
                 )
+            if part.name is not None:
+                # No name on the wire: it comes back from the call, renamed like the call.
+                names.name(part.name, path)
             block = {
                 "type": "tool_result",
                 "tool_use_id": names.call_id(part.call_id, path),
@@ -181,6 +208,13 @@ def encode_part(part: Part, path: str, w: Warnings, names: Renamer) -> dict[str,
             }
             if part.is_error:
                 block["is_error"] = True
+        case HostedCall():
+            return anthropic_hosted.encode_call(part, path, w, names.call_id(part.id, path))
+        case HostedResult():
+            call = (hosted or {}).get(part.call_id)
+            return anthropic_hosted.encode_result(
+                part, path, w, names.call_id(part.call_id, path), call
+            )
         case _:
             assert_never(part)
     details = part.provider_details
@@ -188,8 +222,24 @@ def encode_part(part: Part, path: str, w: Warnings, names: Renamer) -> dict[str,
 
 
 def encode_blocks(msg: Message, path: str, w: Warnings, names: Renamer) -> list[Any]:
-    blocks = [encode_part(p, f"{path}.parts[{j}]", w, names) for j, p in enumerate(msg.parts)]
+    hosted = {p.id: p for p in msg.parts if isinstance(p, HostedCall)}
+    blocks = [
+        encode_part(p, f"{path}.parts[{j}]", w, names, hosted) for j, p in enumerate(msg.parts)
+    ]
+    note_shift(blocks, path, w)
     return [b for b in blocks if b is not None]
+
+
+def note_shift(blocks: list[Any], path: str, w: Warnings) -> None:
+    """Name the turn when a left-out part moves the parts after it to other indexes."""
+    gone = [j for j, b in enumerate(blocks) if b is None]
+    if gone and any(b is not None for b in blocks[gone[0] + 1 :]):
+        w.add(
+            "parts_shifted",
+            path,
+            f"parts after the left-out part {gone[0]} move up by one place each time one is "
+            "left out",
+        )
 
 
 # -------------------------------------------------------------------------- decode blocks
@@ -270,6 +320,10 @@ def decode_block(block: Any, path: str, w: Warnings, names: dict[str, str]) -> P
                 is_error=optional(block, "is_error", path, bool) or False,
                 provider_details=stash(block, ("type", "tool_use_id", "content", "is_error")),
             )
+        case "server_tool_use" | "mcp_tool_use":
+            return anthropic_hosted.decode_call(block, path)
+        case _ if anthropic_hosted.is_result_type(kind):
+            return anthropic_hosted.decode_result(block, path, names)
         case _:
             w.add("block_dropped", path, f"{kind} blocks have no canonical form; skipped")
             return None

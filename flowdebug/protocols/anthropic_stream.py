@@ -16,6 +16,8 @@ from flowdebug.errors import CodecError
 from flowdebug.protocols.base import Warnings, expect, require
 
 PROTOCOL = "anthropic"
+# Blocks whose input streams as input_json_delta fragments.
+INPUT_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
 
 EVENT_TYPES = frozenset(
     {
@@ -54,9 +56,9 @@ def _block_events(index: int, block: dict[str, Any]) -> list[dict[str, Any]]:
             start = block | {"thinking": "", "signature": ""}
             deltas = [{"type": "thinking_delta", "thinking": p} for p in _pieces(block["thinking"])]
             deltas.append({"type": "signature_delta", "signature": block["signature"]})
-        case "tool_use":
-            # Anthropic: a tool_use starts with input {} and its JSON comes as string fragments,
-            # the first one often empty.
+        case "tool_use" | "server_tool_use" | "mcp_tool_use":
+            # Anthropic: a tool_use (a server tool's and an MCP connector call's too) starts
+            # with input {} and its JSON comes as string fragments, the first one often empty.
             start = block | {"input": {}}
             fragments = ["", *_pieces(json.dumps(block["input"], ensure_ascii=False))]
             deltas = [{"type": "input_json_delta", "partial_json": p} for p in fragments]
@@ -171,7 +173,7 @@ def assemble(events: Any, w: Warnings) -> Assembled:
                 block = copy.deepcopy(require(PROTOCOL, event, "content_block", path, dict))
                 content.append(block)
                 acc.block_paths.append(f"{path}.content_block")
-                if block.get("type") == "tool_use":
+                if block.get("type") in INPUT_BLOCKS:
                     buffers[index] = ""
             case "content_block_delta":
                 block = _block_at(content, event, path)
@@ -233,7 +235,10 @@ def _apply_delta(
         case "input_json_delta":
             if index not in buffers:
                 raise CodecError(
-                    PROTOCOL, f"{path}.type", "input_json_delta for a block that is not a tool_use"
+                    PROTOCOL,
+                    f"{path}.type",
+                    "input_json_delta for a block that is not a tool_use, server_tool_use or "
+                    "mcp_tool_use",
                 )
             buffers[index] += require(PROTOCOL, delta, "partial_json", path, str)
         case "citations_delta":

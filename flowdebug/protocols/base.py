@@ -33,7 +33,11 @@ class ConversionWarning:
     ``schema_keyword_dropped``, ``error_flag_lost``, ``model_filled_in``,
     ``max_tokens_filled_in``, ``usage_dropped``, ``usage_rewritten``, ``response_id_replaced``,
     ``refusal_flattened``, ``citations_dropped``, ``hosted_call_dropped``,
-    ``hosted_result_dropped``, ``messages_merged``, ``fragment_assumed`` ...). ``path`` points
+    ``hosted_result_dropped``, ``hosted_call_mapped``, ``hosted_result_mapped``,
+    ``messages_merged``, ``messages_renumbered``, ``parts_renumbered``, ``parts_shifted``,
+    ``system_moved``, ``result_content_flattened``, ``thinking_source_dropped``,
+    ``arguments_incomplete``, ``previous_response_needed``, ``tool_call_id_missing``,
+    ``fragment_assumed`` ...). ``path`` points
     into the canonical object (``messages[2].parts[0]``, ``message.parts[1]`` in a response,
     ``usage.reasoning_tokens``, ``model``): every canonical path a conversion changes is that
     path or lies below it (``tests/test_no_silent_change.py``). ``$`` names the whole payload.

@@ -24,7 +24,18 @@ from typing import Any, assert_never
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from flowdebug.errors import CodecError
-from flowdebug.model import Image, Part, ResultContent, Text, Thinking, ToolCall, ToolResult
+from flowdebug.model import (
+    HostedCall,
+    HostedResult,
+    Image,
+    Part,
+    ResultContent,
+    Text,
+    Thinking,
+    ToolCall,
+    ToolResult,
+)
+from flowdebug.protocols import gemini_hosted
 from flowdebug.protocols.base import (
     Warnings,
     expect,
@@ -37,7 +48,6 @@ from flowdebug.protocols.base import (
 PROTOCOL = "gemini"
 _MARKERS = {"syntheticId", "responseKey"}
 _NESTED = ("functionCall", "functionResponse", "inlineData", "fileData")
-_UNSUPPORTED = ("executableCode", "codeExecutionResult", "toolCall", "toolResponse")
 
 # thoughtSignature is ``bytes`` in the SDK, base64 on the wire (standard or URL-safe alphabet,
 # padding optional); validate exactly as the SDK does.
@@ -83,6 +93,18 @@ def check_foreign(details: dict[str, Any] | None, path: str, w: Warnings) -> Non
         )
 
 
+def renumbered(wires: list[Any], path: str, w: Warnings) -> None:
+    """Warn when parts left out of a message (each named by its own warning) make the parts
+    after them move up: their canonical paths change too."""
+    dropped = [i for i, wire in enumerate(wires) if not wire]
+    if dropped and any(wires[dropped[0] :]):
+        w.add(
+            "parts_renumbered",
+            f"{path}.parts",
+            f"{len(dropped)} part(s) were left out, so the parts after them moved up",
+        )
+
+
 class Encoder:
     """Encodes canonical parts for one conversion, renaming names and ids consistently."""
 
@@ -110,9 +132,18 @@ class Encoder:
 
         ``calls`` maps canonical call ids to the calls seen so far, to name results.
         """
-        check_foreign(part.provider_details, path, self.w)
+        if not isinstance(part, HostedCall | HostedResult):
+            # A hosted part keeps another vendor's wire item whole; it is dropped whole.
+            check_foreign(part.provider_details, path, self.w)
         match part:
             case Text():
+                if part.refusal:
+                    self.w.add(
+                        "refusal_flattened",
+                        path,
+                        "Gemini has no refusal part (it blocks with finishReason SAFETY); "
+                        "the refusal was sent as plain text",
+                    )
                 return {"text": part.text, **wire_extras(part.provider_details)}
             case Thinking():
                 return self._thinking(part, path)
@@ -122,10 +153,19 @@ class Encoder:
                 return self._call(part, path)
             case ToolResult():
                 return self._result(part, path, calls)
+            case HostedCall() | HostedResult():
+                return gemini_hosted.encode(part, path, self.w)
             case _:
                 assert_never(part)
 
     def _thinking(self, part: Thinking, path: str) -> dict[str, Any] | None:
+        if part.source not in (None, PROTOCOL) and part.signature is None and not part.redacted:
+            self.w.add(
+                "thinking_source_dropped",
+                f"{path}.source",
+                f"a Gemini thought part cannot say that {part.source} produced the reasoning; "
+                "it goes as a thought without a signature",
+            )
         if foreign_signature(PROTOCOL, part, path, self.w):
             if part.redacted:
                 return None
@@ -217,6 +257,15 @@ class Encoder:
                     media.append(blob)
         if media:
             fr["parts"] = media
+        images = [item for item in content if isinstance(item, Image)]
+        back = [*([Text(text=text)] if text else []), *images] if images else text
+        if isinstance(result.content, list) and back != result.content:
+            self.w.add(
+                "result_content_flattened",
+                f"{path}.content",
+                "a Gemini function response holds one JSON value: the result's text parts "
+                "were joined into it (images follow it in FunctionResponse.parts)",
+            )
         fr.update(wire_extras(result.provider_details, "functionResponse"))
         return {"functionResponse": fr, **wire_extras(result.provider_details)}
 
@@ -262,6 +311,7 @@ class Decoder:
 
     def __init__(self, w: Warnings):
         self.w = w
+        self.hosted = gemini_hosted.HostedDecoder()
 
     def part(self, raw: Any, path: str, synthetic: str, pair: Pairing) -> Part | None:
         """One wire part; ``synthetic`` is the canonical id for a call without one."""
@@ -272,9 +322,11 @@ class Decoder:
             return self._result(part, path, synthetic, pair)
         if "inlineData" in part or "fileData" in part:
             return self._media(part, path)
+        if any(k in part for k in gemini_hosted.KEYS):
+            return self.hosted.part(part, path, synthetic)
         if "text" in part or "thoughtSignature" in part:
             return self._text(part, path)
-        kinds = [k for k in _UNSUPPORTED if k in part] or sorted(part)
+        kinds = sorted(part)
         self.w.add(
             "part_dropped",
             path,

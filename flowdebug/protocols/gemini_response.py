@@ -2,10 +2,12 @@
 
 Gemini says ``finishReason: "STOP"`` even when the model called tools; the canonical
 ``stop_reason`` is ``tool_use`` whenever the message holds calls. Usage maps
-``promptTokenCount`` -> ``input_tokens``, ``candidatesTokenCount`` -> ``output_tokens`` (thoughts
-excluded, as Gemini counts them), ``totalTokenCount`` -> ``total_tokens``,
+``promptTokenCount`` -> ``input_tokens``, ``candidatesTokenCount`` + ``thoughtsTokenCount`` ->
+``output_tokens`` (Gemini counts thoughts apart; OpenAI and Anthropic output counts include
+reasoning, so the canonical count does too), ``totalTokenCount`` -> ``total_tokens``,
 ``thoughtsTokenCount`` -> ``reasoning_tokens``, ``cachedContentTokenCount`` -> ``cached_tokens``
-(the OpenAI Responses spellings); ``toolUsePromptTokenCount`` keeps its Gemini name.
+(the OpenAI Responses spellings, also part of the prompt count); ``toolUsePromptTokenCount``
+keeps its Gemini name.
 
 ``provider_details["gemini"]`` on a response holds the top-level wire fields without a
 canonical home (``promptFeedback``, ...), ``usageMetadata`` (its non-integer fields) and
@@ -25,8 +27,10 @@ from flowdebug.protocols.gemini_parts import (
     Encoder,
     check_foreign,
     own,
+    renumbered,
     with_details,
 )
+from flowdebug.protocols.gemini_spelling import normalize
 
 _FINISH: dict[str, str] = {
     "end_turn": "STOP",
@@ -65,14 +69,16 @@ def encode_parts(resp: ModelResponse, w: Warnings) -> list[dict[str, Any]]:
     enc = Encoder(w)
     check_foreign(resp.provider_details, "provider_details", w)
     check_foreign(resp.message.provider_details, "message", w)
-    parts = []
+    wires: list[dict[str, Any] | None] = []
     for i, part in enumerate(resp.message.parts):
         path = f"message.parts[{i}]"
         if isinstance(part, ToolResult):
             w.add("part_dropped", path, "a Gemini model turn cannot hold a function response")
-        elif wire := enc.part(part, path, {}):
-            parts.append(wire)
-    return parts
+            wires.append(None)
+        else:
+            wires.append(enc.part(part, path, {}))
+    renumbered(wires, "message", w)
+    return [wire for wire in wires if wire]
 
 
 def candidate_tail(resp: ModelResponse, w: Warnings) -> dict[str, Any]:
@@ -100,6 +106,18 @@ def usage_metadata(resp: ModelResponse, w: Warnings) -> dict[str, Any]:
             usage[_USAGE_WIRE.get(key, key)] = count
         else:
             w.add("usage_dropped", f"usage.{key}", f"Gemini usageMetadata has no {key}")
+    thoughts = usage.get("thoughtsTokenCount")
+    output = usage.get("candidatesTokenCount")
+    if isinstance(thoughts, int) and isinstance(output, int):
+        # Gemini's candidatesTokenCount leaves the thoughts out; the canonical count has them.
+        if thoughts > output:
+            w.add(
+                "usage_rewritten",
+                "usage.output_tokens",
+                f"the output count ({output}) is smaller than the reasoning count ({thoughts}) "
+                "it should include; Gemini's candidatesTokenCount was sent as 0",
+            )
+        usage["candidatesTokenCount"] = max(output - thoughts, 0)
     extra = own(resp.provider_details).get("usageMetadata")
     usage.update(extra if isinstance(extra, dict) else {})
     return usage
@@ -141,7 +159,7 @@ def _unpaired(w: Warnings) -> Any:
 def decode_response(payload: Any, root: str = "$") -> Converted[ModelResponse]:
     """A ``GenerateContentResponse`` (its first candidate) as a canonical response."""
     w = Warnings(PROTOCOL)
-    body = expect(PROTOCOL, payload, root, dict)
+    body = normalize(expect(PROTOCOL, payload, root, dict))
     details: dict[str, Any] = {k: v for k, v in body.items() if k not in _RESPONSE_KEYS}
     candidates = expect(PROTOCOL, body.get("candidates", []), f"{root}.candidates", list)
     if len(candidates) > 1:
@@ -220,4 +238,6 @@ def _decode_usage(raw: Any, path: str) -> tuple[dict[str, int], dict[str, Any]]:
             usage[_USAGE.get(key, key)] = value
         else:
             extra[key] = value
+    if "output_tokens" in usage and "reasoning_tokens" in usage:
+        usage["output_tokens"] += usage["reasoning_tokens"]
     return usage, extra

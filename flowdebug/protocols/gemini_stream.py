@@ -2,8 +2,9 @@
 
 Each chunk is a whole response object. Text arrives in pieces that the client concatenates
 (each piece is a new part in a new chunk); every function call arrives whole in its own chunk
-(no argument deltas on the Gemini API); ``finishReason`` and the final ``usageMetadata`` come
-on the last chunk [RUN, reference stream].
+(no argument deltas on the Gemini API; Vertex with ``streamFunctionCallArguments`` streams
+them as ``partialArgs``, see :mod:`flowdebug.protocols.gemini_stream_args`); ``finishReason``
+and the final ``usageMetadata`` come on the last chunk [RUN, reference stream].
 
 Decoding joins a chunk's first text part to the previous chunk's last one when both are text
 of the same kind (thought or not) and the earlier piece has no ``thoughtSignature`` yet (the
@@ -26,6 +27,8 @@ from flowdebug.protocols.gemini_response import (
     envelope,
     usage_metadata,
 )
+from flowdebug.protocols.gemini_spelling import normalize
+from flowdebug.protocols.gemini_stream_args import ArgumentAssembler, is_streamed
 
 _CONTENT_KEYS = ("functionCall", "functionResponse", "inlineData", "fileData")
 
@@ -70,31 +73,57 @@ def encode_stream(resp: ModelResponse) -> Converted[list[dict[str, Any]]]:
 
 def decode_stream(events: Any) -> Converted[ModelResponse]:
     """The streamed chunks assembled into one canonical response."""
-    chunks = expect(PROTOCOL, events, "$", list)
+    chunks = expect(PROTOCOL, normalize(events), "$", list)
     if not chunks:
         raise CodecError(PROTOCOL, "$", "a stream has at least one chunk")
     top: dict[str, Any] = {}
     cand: dict[str, Any] = {}
-    parts: list[dict[str, Any]] = []
+    parts: list[Any] = []
+    args = ArgumentAssembler(parts)
     many = False
     for i, chunk in enumerate(chunks):
-        decode_response(chunk, f"$[{i}]")  # reports a bad chunk with its own path
+        path = f"$[{i}]"
+        expect(PROTOCOL, chunk, path, dict)
         top.update({k: v for k, v in chunk.items() if k != "candidates"})
-        candidates = chunk.get("candidates") or []
+        candidates = expect(PROTOCOL, chunk.get("candidates") or [], f"{path}.candidates", list)
         many = many or len(candidates) > 1
         if not candidates:
+            decode_response(chunk, path)  # reports a bad chunk with its own path
             continue
-        cand.update({k: v for k, v in candidates[0].items() if k != "content"})
-        for n, part in enumerate((candidates[0].get("content") or {}).get("parts") or []):
-            if n == 0 and parts and _joins(parts[-1], part):
+        first = expect(PROTOCOL, candidates[0], f"{path}.candidates[0]", dict)
+        here = f"{path}.candidates[0].content"
+        content = expect(PROTOCOL, first.get("content") or {}, here, dict)
+        raw = expect(PROTOCOL, content.get("parts") or [], f"{here}.parts", list)
+        whole = [p for p in raw if not is_streamed(p, args.open is not None)]
+        if len(whole) < len(raw):
+            # Streamed call pieces have no name yet: check the chunk without them.
+            checked = {**first, "content": {**content, "parts": whole}}
+            decode_response({**chunk, "candidates": [checked, *candidates[1:]]}, path)
+        else:
+            decode_response(chunk, path)
+        cand.update({k: v for k, v in first.items() if k != "content"})
+        for n, part in enumerate(raw):
+            if is_streamed(part, args.open is not None):
+                args.feed(part, f"{here}.parts[{n}]")
+            elif n == 0 and parts and parts[-1] is not None and _joins(parts[-1], part):
                 parts[-1] = {**parts[-1], **part, "text": parts[-1]["text"] + part["text"]}
             else:
                 parts.append(part)
+    args.finish()
     w = Warnings(PROTOCOL)
     if many:
         w.add("candidates_dropped", "$", "only the first candidate of each chunk is kept")
     merged = {"candidates": [{"content": {"role": "model", "parts": parts}, **cand}], **top}
     out = decode_response(merged)
+    for slot in args.incomplete:
+        call = parts[slot]["functionCall"]
+        w.add(
+            "arguments_incomplete",
+            f"message.parts[{slot}]",
+            f"the stream ended before the arguments of call {call['name']!r}"
+            f"{' (' + call['id'] + ')' if 'id' in call else ''} were complete (willContinue "
+            "was never false); they hold only what arrived",
+        )
     return Converted(out.value, w.items + out.warnings)
 
 

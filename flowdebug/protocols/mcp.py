@@ -32,13 +32,28 @@ as streamable-HTTP SSE events ``{"event": "message", "data": <msg>}`` (``decode_
 takes ``data`` as JSON text), so ``decode_stream(encode_stream(r)) ==
 decode_response(encode_response(r))``.
 
-What MCP cannot carry is warned: ``system_dropped`` (the system prompt), ``text_dropped`` (user
-and assistant text), ``thinking_dropped``, ``image_dropped`` (images outside tool results),
-``tool_choice_dropped`` (even ``auto``: it does not come back),
-``model_settings_dropped`` (model, max_tokens, temperature), ``strict_dropped``,
-``raw_arguments_dropped``, ``provider_details_dropped``, ``tool_name_renamed`` and
-``call_id_renamed`` (``safe_name``/``safe_call_id``), and for a protocol error
-``image_in_result_dropped`` and ``structured_content_dropped``.
+What MCP cannot carry is warned, at the canonical path of what changes: ``system_dropped``
+(the system prompt), ``text_dropped`` (user and assistant text, refusals included),
+``thinking_dropped``, ``image_dropped`` (images outside tool results), ``hosted_call_dropped``
+and ``hosted_result_dropped`` (vendor-run tools: MCP has none), ``tool_choice_dropped`` (even
+``auto``: it does not come back), ``model_settings_dropped`` (model, max_tokens, temperature),
+``strict_dropped``, ``raw_arguments_dropped``, ``provider_details_dropped``,
+``tool_name_renamed`` and ``call_id_renamed`` (``safe_name``/``safe_call_id``, at every path
+they change), ``messages_regrouped`` (the history read back is rebuilt from calls and results:
+:mod:`.mcp_regroup`), ``result_name_changed``, ``error_type_dropped``, ``content_flattened``
+(one text block reads back as a string), ``refusal_flattened``, ``result_sent_as_protocol_error``
+(:mod:`.mcp_checks`), for a protocol error ``image_in_result_dropped`` and
+``structured_content_dropped``, and for a model turn ``stop_reason_dropped``,
+``response_id_dropped`` and ``usage_dropped``.
+
+Tasks (2025-11-25): a task-augmented ``tools/call`` is answered with a ``CreateTaskResult`` and
+its ``CallToolResult`` arrives as the answer to ``tasks/result``; the result pairs with the
+originating call (:mod:`.mcp_transcript`, :mod:`.mcp_tasks`) and the exchange is written back.
+A ``CreateTaskResult`` alone is a ``call_result`` (warning ``task_pending``); ``tasks/get``,
+``tasks/list``, ``tasks/cancel`` and ``notifications/tasks/status`` alone are a ``transcript``
+with nothing of the cycle; a call whose task never delivers warns ``task_without_result``.
+
+Fragments (:mod:`.mcp_fragment`): a bare ``CallToolResult`` or a bare ``Tool``.
 
 Errors: a tool failure is a normal ``CallToolResult`` with ``isError: true`` (the model sees it),
 and so are argument validation failures (``error_type`` ``validation`` or
@@ -69,16 +84,18 @@ from typing import Any, assert_never
 from flowdebug.errors import CodecError
 from flowdebug.model import (
     Conversation,
+    HostedCall,
+    HostedResult,
     Image,
     Message,
     ModelResponse,
     Text,
     Thinking,
-    Tool,
     ToolCall,
     ToolResult,
 )
-from flowdebug.protocols.base import Converted, Kind, Warnings, expect, require
+from flowdebug.protocols.base import Converted, Kind, Warnings, expect, require, safe_call_id
+from flowdebug.protocols.mcp_checks import check_result, hosted_type
 from flowdebug.protocols.mcp_convert import (
     PROTOCOL,
     call_from_mcp,
@@ -87,10 +104,19 @@ from flowdebug.protocols.mcp_convert import (
     response_to_mcp,
     result_from_mcp,
     result_to_mcp,
-    rpc_id,
     tool_from_mcp,
     tool_to_mcp,
-    warn_foreign,
+)
+from flowdebug.protocols.mcp_fragment import fragment
+from flowdebug.protocols.mcp_regroup import Slot, warn_regrouped, warn_response_shape
+from flowdebug.protocols.mcp_tasks import is_create_task_result, task_messages
+from flowdebug.protocols.mcp_transcript import (
+    CLIENT,
+    SERVER,
+    Transcript,
+    messages,
+    rpc_message,
+    tools_of,
 )
 
 __all__ = [
@@ -106,141 +132,17 @@ __all__ = [
     "tool_to_mcp",
 ]
 
-CLIENT, SERVER = "client->server", "server->client"
 # The tools/list exchange is numbered; calls use their (string) canonical ids, never an int.
 LIST_ID = 1
-# Methods outside the tool cycle that every session has; skipped without a warning.
-HANDSHAKE = frozenset({"initialize", "server/discover", "ping"})
-
-
-# --- framing --------------------------------------------------------------------------------
 
 
 def _entry(direction: str, msg: dict[str, Any]) -> dict[str, Any]:
     return {"dir": direction, "msg": msg}
 
 
-def _message(msg: Any, path: str) -> dict[str, Any]:
-    expect(PROTOCOL, msg, path, dict)
-    if msg.get("jsonrpc") != "2.0":
-        raise CodecError(PROTOCOL, f"{path}.jsonrpc", 'expected "2.0" (a JSON-RPC 2.0 message)')
-    if not any(k in msg for k in ("method", "result", "error")):
-        raise CodecError(
-            PROTOCOL,
-            path,
-            "not a JSON-RPC request, notification or response: "
-            "it has none of method, result, error",
-        )
-    return msg
-
-
-def _messages(payload: Any, path: str = "$") -> list[tuple[str, dict[str, Any]]]:
-    """(path, message) pairs of a transcript, a bare message array or one message."""
-    if isinstance(payload, dict):
-        return [(path, _message(payload, path))]
-    expect(PROTOCOL, payload, path, (list, dict))
-    out = []
-    for i, item in enumerate(payload):
-        where = f"{path}[{i}]"
-        if isinstance(item, dict) and "msg" in item:
-            if item.get("dir", CLIENT) not in (CLIENT, SERVER):
-                raise CodecError(PROTOCOL, f"{where}.dir", f'expected "{CLIENT}" or "{SERVER}"')
-            where += ".msg"
-            item = item["msg"]
-        out.append((where, _message(item, where)))
-    return out
-
-
-class _Transcript:
-    """Replays JSON-RPC messages in wire order into tools and grouped messages."""
-
-    def __init__(self, w: Warnings):
-        self.w = w
-        self.tools: dict[str, Tool] = {}
-        self.methods: dict[str, str] = {}
-        self.names: dict[str, str] = {}
-        self.messages: list[Message] = []
-        self.calls: list[ToolCall] = []
-        self.results: list[ToolResult] = []
-
-    def feed(self, path: str, msg: dict[str, Any]) -> None:
-        if "method" in msg:
-            self._request(path, msg)
-        else:
-            self._response(path, msg)
-
-    def conversation(self) -> Conversation:
-        self._flush()
-        return Conversation(tools=list(self.tools.values()), messages=self.messages)
-
-    def _request(self, path: str, msg: dict[str, Any]) -> None:
-        method = require(PROTOCOL, msg, "method", path, str)
-        if "id" not in msg and method not in ("tools/call", "tools/list"):
-            return  # a notification: nothing answers it, nothing in the cycle depends on it
-        self.methods[rpc_id(msg, path)] = method
-        if method == "tools/call":
-            call = call_from_mcp(msg, path)
-            self.names[call.id] = call.name
-            if self.results:
-                self._flush()
-            self.calls.append(call)
-        elif method != "tools/list" and method not in HANDSHAKE:
-            self.w.add("message_ignored", path, f"{method} is not part of the tool cycle")
-
-    def _response(self, path: str, msg: dict[str, Any]) -> None:
-        if msg.get("id") is None and "error" in msg:
-            self.w.add(
-                "message_ignored", path, "a JSON-RPC error with a null id pairs with no request"
-            )
-            return
-        msg_id = rpc_id(msg, path)
-        result = msg.get("result")
-        method = self.methods.get(msg_id) or _guess_method(msg)
-        if method == "tools/list":
-            if "error" in msg:
-                self.w.add("message_ignored", path, "tools/list failed; no tools declared")
-                return
-            result_path = f"{path}.result"
-            expect(PROTOCOL, result, result_path, dict)
-            for tool in _tools(result, result_path):
-                self.tools[tool.name] = tool
-        elif method == "tools/call":
-            name = self.names.get(msg_id)
-            if "error" in msg:
-                self.results.append(error_from_mcp(msg_id, name, msg["error"], f"{path}.error"))
-            else:
-                self.results.append(result_from_mcp(msg_id, name, result, f"{path}.result"))
-        elif method is None:
-            self.w.add("message_ignored", path, "a response to no known request")
-
-    def _flush(self) -> None:
-        if self.calls:
-            self.messages.append(Message(role="assistant", parts=list(self.calls)))
-        if self.results:
-            self.messages.append(Message(role="tool", parts=list(self.results)))
-        self.calls, self.results = [], []
-
-
-def _guess_method(msg: dict[str, Any]) -> str | None:
-    """The method a response answers when its request is not in the payload."""
-    result = msg.get("result")
-    if isinstance(result, dict) and "tools" in result:
-        return "tools/list"
-    if "error" in msg or (isinstance(result, dict) and "content" in result):
-        return "tools/call"
-    if isinstance(result, dict) and ("protocolVersion" in result or "supportedVersions" in result):
-        return "initialize"
-    return None
-
-
-def _tools(result: dict[str, Any], path: str) -> list[Tool]:
-    tools = require(PROTOCOL, result, "tools", path, list)
-    return [tool_from_mcp(t, f"{path}.tools[{i}]") for i, t in enumerate(tools)]
-
-
-def _calls(messages: list[tuple[str, dict[str, Any]]]) -> list[ToolCall]:
+def _calls(msgs: list[tuple[str, dict[str, Any]]]) -> list[ToolCall]:
     calls = []
-    for path, msg in messages:
+    for path, msg in msgs:
         if msg.get("method") != "tools/call":
             raise CodecError(PROTOCOL, f"{path}.method", "expected a tools/call request")
         calls.append(call_from_mcp(msg, path))
@@ -250,6 +152,16 @@ def _calls(messages: list[tuple[str, dict[str, Any]]]) -> list[ToolCall]:
 def _model_response(calls: list[ToolCall], w: Warnings) -> Converted[ModelResponse]:
     message = Message(role="assistant", parts=list(calls))
     return w.wrap(ModelResponse(message=message, stop_reason="tool_use" if calls else None))
+
+
+def _warn_details(w: Warnings, details: Any, path: str, what: str) -> None:
+    # Decoding MCP gives conversations and messages no provider_details, not even ours.
+    if details:
+        w.add(
+            "provider_details_dropped",
+            path,
+            f"{', '.join(sorted(details))} details of the {what} cannot be carried by MCP",
+        )
 
 
 # --- detection ------------------------------------------------------------------------------
@@ -277,10 +189,15 @@ def _detect_message(msg: dict[str, Any]) -> Kind:
     if method == "tools/list" or _is_tools_result(msg.get("result")):
         return "tools_list"
     if method == "tools/call":
-        return "tools_call"
+        return "tools_call"  # task-augmented (params.task) or not
     result = msg.get("result")
+    # A CallToolResult (also as the answer to tasks/result), a JSON-RPC error, or the
+    # CreateTaskResult a task-augmented tools/call is answered with.
     if "error" in msg or (isinstance(result, dict) and "content" in result):
         return "call_result"
+    if is_create_task_result(result):
+        return "call_result"
+    # tasks/get, tasks/list, tasks/cancel, notifications/tasks/status, handshake...
     return "transcript"
 
 
@@ -296,7 +213,7 @@ class McpCodec:
     def encode_request(self, conv: Conversation) -> Converted[list[dict[str, Any]]]:
         """The conversation as a transcript: tools/list, then every call and its response."""
         w = Warnings(PROTOCOL)
-        if conv.system:
+        if conv.system is not None:
             w.add("system_dropped", "system", "MCP carries no system prompt")
         if conv.tool_choice is not None:
             w.add(
@@ -308,21 +225,34 @@ class McpCodec:
         for setting in ("model", "max_tokens", "temperature"):
             if getattr(conv, setting) is not None:
                 w.add("model_settings_dropped", setting, "MCP does not talk to a model")
-        warn_foreign(w, conv.provider_details, "provider_details")
+        _warn_details(w, conv.provider_details, "provider_details", "conversation")
         tools = [tool_to_mcp(t, w, f"tools[{i}]") for i, t in enumerate(conv.tools)]
         out = [
             _entry(CLIENT, {"jsonrpc": "2.0", "id": LIST_ID, "method": "tools/list", "params": {}}),
             _entry(SERVER, {"jsonrpc": "2.0", "id": LIST_ID, "result": {"tools": tools}}),
         ]
+        carried: list[tuple[str, Slot]] = []
+        names: dict[str, str] = {}  # JSON-RPC id -> tool name, as the decoder will see them
         for i, message in enumerate(conv.messages):
-            warn_foreign(w, message.provider_details, f"messages[{i}]")
+            where = f"messages[{i}].provider_details"
+            _warn_details(w, message.provider_details, where, "message")
             for j, part in enumerate(message.parts):
                 path = f"messages[{i}].parts[{j}]"
                 match part:
                     case ToolCall():
-                        out.append(_entry(CLIENT, call_to_mcp(part, w, path)))
+                        request = call_to_mcp(part, w, path)
+                        names[request["id"]] = request["params"]["name"]
+                        out.append(_entry(CLIENT, request))
+                        carried.append(("call", (i, j)))
                     case ToolResult():
-                        out.append(_entry(SERVER, response_to_mcp(part, w, path)))
+                        check_result(part, names, w, path)
+                        response = response_to_mcp(part, w, path)
+                        if part.provider_details is None:
+                            out.append(_entry(SERVER, response))
+                        else:
+                            call_id = safe_call_id(PROTOCOL, part.call_id)
+                            out += [_entry(d, m) for d, m in task_messages(part, call_id, response)]
+                        carried.append(("result", (i, j)))
                     case Text() if message.role == "system":
                         w.add("system_dropped", path, "MCP carries no system prompt")
                     case Text():
@@ -331,25 +261,39 @@ class McpCodec:
                         w.add("thinking_dropped", path, "MCP carries no model reasoning")
                     case Image():
                         w.add("image_dropped", path, "MCP carries images only in tool results")
+                    case HostedCall():
+                        w.add(
+                            "hosted_call_dropped",
+                            path,
+                            f"{hosted_type(part)}: MCP has no vendor-run tools; the call is "
+                            "left out",
+                        )
+                    case HostedResult():
+                        w.add(
+                            "hosted_result_dropped",
+                            path,
+                            f"{hosted_type(part)}: MCP has no vendor-run tools; the result "
+                            "is left out",
+                        )
                     case _:
                         assert_never(part)
+        warn_regrouped(conv, carried, w)
         return w.wrap(out)
 
     def decode_request(self, payload: Any) -> Converted[Conversation]:
         """A transcript, a tools/list message or result, a tools/call or a call result."""
         w = Warnings(PROTOCOL)
         if isinstance(payload, dict) and "jsonrpc" not in payload and "tools" in payload:
-            return w.wrap(Conversation(tools=_tools(payload, "$")))
-        replay = _Transcript(w)
-        for path, msg in _messages(payload):
+            return w.wrap(Conversation(tools=tools_of(payload, "$")))
+        replay = Transcript(w)
+        for path, msg in messages(payload):
             replay.feed(path, msg)
         return w.wrap(replay.conversation())
 
     def encode_response(self, resp: ModelResponse) -> Converted[list[dict[str, Any]]]:
         """The ``tools/call`` requests for the calls of one model turn."""
         w = Warnings(PROTOCOL)
-        warn_foreign(w, resp.provider_details, "provider_details")
-        warn_foreign(w, resp.message.provider_details, "message")
+        warn_response_shape(resp, w)
         out = []
         for j, part in enumerate(resp.message.parts):
             path = f"message.parts[{j}]"
@@ -364,13 +308,25 @@ class McpCodec:
                     w.add("image_dropped", path, "MCP carries images only in tool results")
                 case ToolResult():
                     w.add("tool_result_dropped", path, "a model turn holds no tool results")
+                case HostedCall():
+                    w.add(
+                        "hosted_call_dropped",
+                        path,
+                        f"{hosted_type(part)}: MCP has no vendor-run tools; the call is left out",
+                    )
+                case HostedResult():
+                    w.add(
+                        "hosted_result_dropped",
+                        path,
+                        f"{hosted_type(part)}: MCP has no vendor-run tools; the result is left out",
+                    )
                 case _:
                     assert_never(part)
         return w.wrap(out)
 
     def decode_response(self, payload: Any) -> Converted[ModelResponse]:
         """An array of ``tools/call`` requests, or one."""
-        return _model_response(_calls(_messages(payload)), Warnings(PROTOCOL))
+        return _model_response(_calls(messages(payload)), Warnings(PROTOCOL))
 
     def encode_stream(self, resp: ModelResponse) -> Converted[list[dict[str, Any]]]:
         """The requests of ``encode_response`` as streamable-HTTP SSE ``message`` events."""
@@ -382,7 +338,7 @@ class McpCodec:
         """SSE ``message`` events carrying ``tools/call`` requests (``data`` parsed or text)."""
         w = Warnings(PROTOCOL)
         expect(PROTOCOL, events, "$", list)
-        messages = []
+        msgs = []
         for i, event in enumerate(events):
             path = f"$[{i}]"
             expect(PROTOCOL, event, path, dict)
@@ -395,8 +351,8 @@ class McpCodec:
                     data = json.loads(data)
                 except json.JSONDecodeError as exc:
                     raise CodecError(PROTOCOL, f"{path}.data", f"not JSON: {exc.msg}") from None
-            messages.append((f"{path}.data", _message(data, f"{path}.data")))
-        return _model_response(_calls(messages), w)
+            msgs.append((f"{path}.data", rpc_message(data, f"{path}.data")))
+        return _model_response(_calls(msgs), w)
 
     def detect(self, payload: Any) -> Kind | None:
         """Only JSON-RPC 2.0 shapes, the transcript wrapper and a bare MCP tools result."""
@@ -425,6 +381,10 @@ class McpCodec:
         if all(_is_rpc(m) for m in payload):
             return "transcript"
         return None
+
+    def fragment(self, payload: Any) -> tuple[Any, str] | None:
+        """A bare ``CallToolResult`` or a bare ``Tool`` (see :mod:`.mcp_fragment`)."""
+        return fragment(payload)
 
 
 CODEC = McpCodec()

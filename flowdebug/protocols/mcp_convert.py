@@ -40,7 +40,9 @@ _LINK_NAME = "image"
 
 
 def _ours(details: Details) -> dict[str, Any]:
-    mine = (details or {}).get(PROTOCOL)
+    if not details:
+        return {}
+    mine = details.get(PROTOCOL)
     return dict(mine) if isinstance(mine, dict) else {}
 
 
@@ -50,12 +52,16 @@ def _extras(obj: dict[str, Any], known: frozenset[str]) -> Details:
 
 
 def _without(extra: dict[str, Any], known: frozenset[str]) -> dict[str, Any]:
+    if not extra:
+        return extra
     return {k: v for k, v in extra.items() if k not in known}
 
 
 def warn_foreign(w: Warnings, details: Details, path: str) -> None:
     """Warn ``provider_details_dropped`` when a part carries another protocol's details."""
-    others = sorted(k for k in (details or {}) if k != PROTOCOL)
+    if not details:
+        return
+    others = sorted(k for k in details if k != PROTOCOL)
     if others:
         w.add(
             "provider_details_dropped",
@@ -65,7 +71,8 @@ def warn_foreign(w: Warnings, details: Details, path: str) -> None:
 
 
 def _once(w: Warnings, code: str, path: str, message: str) -> None:
-    if not any(x.code == code and x.message == message for x in w.items):
+    # Once per path: every renamed occurrence is a changed canonical path of its own.
+    if not any(x.code == code and x.path == path and x.message == message for x in w.items):
         w.add(code, path, message)
 
 
@@ -101,7 +108,7 @@ def tool_to_mcp(tool: Tool, w: Warnings | None = None, path: str = "tool") -> di
     """A canonical tool as an MCP ``Tool`` object (an entry of a ``tools/list`` result)."""
     w = w if w is not None else Warnings(PROTOCOL)
     warn_foreign(w, tool.provider_details, path)
-    if tool.strict:
+    if tool.strict is not None:
         w.add("strict_dropped", path, "MCP has no strict mode; the schema is sent as is")
     out: dict[str, Any] = {"name": _name(w, tool.name, f"{path}.name")}
     if tool.title is not None:
@@ -149,7 +156,8 @@ def result_to_mcp(
     out: dict[str, Any] = {"content": _content_to_mcp(result, w, path), "isError": result.is_error}
     if result.structured is not None:
         out["structuredContent"] = result.structured
-    extra = _without(_ours(result.provider_details), _RESULT_KEYS | {"error"})
+    # "error" and "task" are ours (a JSON-RPC error, a task exchange), not CallToolResult fields.
+    extra = _without(_ours(result.provider_details), _RESULT_KEYS | {"error", "task"})
     return {**out, **extra}
 
 

@@ -2,9 +2,10 @@
 
 Calls are ``{id, type: "function", function: {name, arguments: <JSON string>}}`` on the
 assistant message; each result is its own ``{"role": "tool", "tool_call_id", "content"}``
-message. There is no error flag and no reasoning part. Encoding lives in
-``openai_chat_encode`` (with every warning it emits), decoding in ``openai_chat_decode``, and
-streams in ``openai_chat_stream``.
+message. There is no error flag; OpenAI-compatible servers add reasoning and Gemini's thought
+signatures (``openai_chat_compat``). Encoding lives in ``openai_chat_encode`` (parts) and
+``openai_chat_envelope`` (the body around them), decoding in ``openai_chat_decode``, streams
+in ``openai_chat_stream``, pasted fragments in ``openai_chat_fragment``.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from typing import Any
 
 from flowdebug.model import Conversation, ModelResponse
 from flowdebug.protocols.base import Converted, Kind, Warnings
-from flowdebug.protocols.openai_chat_decode import PROTOCOL, decode_completion, decode_request
-from flowdebug.protocols.openai_chat_encode import Encoder
+from flowdebug.protocols.openai_chat_body import decode_completion, decode_request
+from flowdebug.protocols.openai_chat_decode import PROTOCOL
+from flowdebug.protocols.openai_chat_envelope import encode_completion, encode_request
+from flowdebug.protocols.openai_chat_fragment import fragment
 from flowdebug.protocols.openai_chat_stream import chunks_to_completion, completion_to_chunks
 
 # Top-level keys of the other protocols' payloads (Anthropic, Responses, Gemini, Bedrock, MCP).
@@ -90,24 +93,24 @@ class OpenAIChatCodec:
     title = "OpenAI Chat Completions"
 
     def encode_request(self, conv: Conversation) -> Converted[Any]:
-        enc = Encoder()
-        return enc.w.wrap(enc.request(conv))
+        body, w = encode_request(conv)
+        return w.wrap(body)
 
     def decode_request(self, payload: Any) -> Converted[Conversation]:
         w = Warnings(PROTOCOL)
         return w.wrap(decode_request(payload, w))
 
     def encode_response(self, resp: ModelResponse) -> Converted[Any]:
-        enc = Encoder()
-        return enc.w.wrap(enc.completion(resp))
+        completion, w = encode_completion(resp)
+        return w.wrap(completion)
 
     def decode_response(self, payload: Any) -> Converted[ModelResponse]:
         w = Warnings(PROTOCOL)
         return w.wrap(decode_completion(payload, w))
 
     def encode_stream(self, resp: ModelResponse) -> Converted[list[Any]]:
-        enc = Encoder()
-        return enc.w.wrap(completion_to_chunks(enc.completion(resp)))
+        completion, w = encode_completion(resp)
+        return w.wrap(completion_to_chunks(completion))
 
     def decode_stream(self, events: list[Any]) -> Converted[ModelResponse]:
         w = Warnings(PROTOCOL)
@@ -131,6 +134,9 @@ class OpenAIChatCodec:
         ):
             return "response"
         return "request" if _is_request(payload) else None
+
+    def fragment(self, payload: Any) -> tuple[Any, str] | None:
+        return fragment(payload)
 
 
 CODEC = OpenAIChatCodec()

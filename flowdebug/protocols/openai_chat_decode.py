@@ -14,35 +14,25 @@ from typing import Any
 from pydantic import ValidationError
 
 from flowdebug.errors import CodecError, json_path
-from flowdebug.model import (
-    Conversation,
-    Message,
-    ModelResponse,
-    StopReason,
-    Tool,
-    ToolChoice,
-)
 from flowdebug.protocols.base import Warnings, expect, require
+from flowdebug.protocols.openai_chat_compat import (
+    decode_extra_content,
+    decode_reasoning,
+)
 
 PROTOCOL = "openai-chat"
 
-_FINISH_TO_STOP: dict[str, StopReason] = {
-    "stop": "end_turn",
-    "tool_calls": "tool_use",
-    "function_call": "tool_use",
-    "length": "max_tokens",
-    "content_filter": "content_filter",
-}
-# Request fields the codec maps; any other top-level field survives a round trip verbatim.
-_MAPPED = {
-    "model",
-    "messages",
-    "tools",
-    "tool_choice",
-    "parallel_tool_calls",
-    "max_completion_tokens",
-    "max_tokens",
-    "temperature",
+_ASSISTANT_KEYS = {
+    "role",
+    "content",
+    "refusal",
+    "tool_calls",
+    "function_call",
+    "name",
+    "annotations",
+    "audio",
+    "reasoning_content",
+    "reasoning",
 }
 
 
@@ -92,7 +82,8 @@ def _decode_content(content: Any, path: str, w: Warnings, role: str) -> list[Raw
     if content is None:
         return []
     if isinstance(content, str):
-        return [_text(content)] if content else []
+        # An empty user or system text is a part of its own; an assistant's "" is no text.
+        return [_text(content)] if content or role != "assistant" else []
     parts: list[Raw] = []
     for k, item in enumerate(expect(PROTOCOL, content, path, list)):
         ipath = f"{path}[{k}]"
@@ -102,7 +93,7 @@ def _decode_content(content: Any, path: str, w: Warnings, role: str) -> list[Raw
             parts.append(_text(require(PROTOCOL, item, "text", ipath, str)))
         elif kind == "refusal" and role == "assistant":
             refusal = require(PROTOCOL, item, "refusal", ipath, str)
-            parts.append(_text(refusal, {PROTOCOL: {"refusal": True}}))
+            parts.append({"kind": "text", "text": refusal, "refusal": True})
         elif kind == "image_url" and role == "user":
             parts.append(
                 _decode_image(
@@ -128,6 +119,7 @@ def _decode_image(image_url: dict[str, Any], path: str) -> Raw:
 
 
 def _decode_call(item: Any, path: str) -> Raw:
+    # DeepSeek repeats the stream's "index" on a whole message's calls: positional, not kept.
     expect(PROTOCOL, item, path, dict)
     kind = item.get("type", "function")
     if kind != "function":
@@ -140,31 +132,61 @@ def _decode_call(item: Any, path: str) -> Raw:
     arguments, raw = _parse_arguments(
         require(PROTOCOL, function, "arguments", f"{path}.function", str)
     )
-    return {
+    out = {
         "kind": "tool_call",
         "id": require(PROTOCOL, item, "id", path, str),
         "name": require(PROTOCOL, function, "name", f"{path}.function", str),
         "arguments": arguments,
         "raw_arguments": raw,
     }
+    details = decode_extra_content(item, path)
+    if details is not None:
+        out["provider_details"] = details
+    return out
 
 
-def _decode_assistant(raw: dict[str, Any], path: str, w: Warnings) -> Raw:
-    parts = _decode_content(raw.get("content"), f"{path}.content", w, "assistant")
+def legacy_call_id(index: int) -> str:
+    """The id given to a legacy ``function_call`` (the wire has none): its message index."""
+    return f"function_call_{index}"
+
+
+def _decode_function_call(raw: Any, path: str, call_id: str) -> Raw:
+    """A legacy ``message.function_call`` ({name, arguments}) as a canonical call."""
+    expect(PROTOCOL, raw, path, dict)
+    arguments, raw_arguments = _parse_arguments(require(PROTOCOL, raw, "arguments", path, str))
+    return {
+        "kind": "tool_call",
+        "id": call_id,
+        "name": require(PROTOCOL, raw, "name", path, str),
+        "arguments": arguments,
+        "raw_arguments": raw_arguments,
+    }
+
+
+def decode_assistant(raw: dict[str, Any], path: str, w: Warnings, index: int = 0) -> Raw:
+    parts = decode_reasoning(raw, path)
+    parts += _decode_content(raw.get("content"), f"{path}.content", w, "assistant")
     if raw.get("refusal") is not None:
         refusal = expect(PROTOCOL, raw["refusal"], f"{path}.refusal", str)
-        parts.append(_text(refusal, {PROTOCOL: {"refusal": True}}))
+        parts.append({"kind": "text", "text": refusal, "refusal": True})
     if raw.get("function_call") is not None:
-        raise CodecError(
-            PROTOCOL,
-            f"{path}.function_call",
-            "the deprecated function_call is not supported; use tool_calls",
+        # Legacy (pre tool_calls) function calling: one call, no id.
+        parts.append(
+            _decode_function_call(
+                raw["function_call"], f"{path}.function_call", legacy_call_id(index)
+            )
         )
     calls = raw.get("tool_calls")
     if calls is not None:
         expect(PROTOCOL, calls, f"{path}.tool_calls", list)
         parts += [_decode_call(c, f"{path}.tool_calls[{k}]") for k, c in enumerate(calls)]
-    return _message("assistant", parts, _name_details(raw, path))
+    details = _name_details(raw, path) or {PROTOCOL: {}}
+    # What a compatible server adds to the message (Gemini's OpenAI endpoint: extra_content
+    # and thought_signature) comes back verbatim.
+    extra = {k: v for k, v in raw.items() if k not in _ASSISTANT_KEYS}
+    if extra:
+        details[PROTOCOL]["extra"] = extra
+    return _message("assistant", parts, details if details[PROTOCOL] else None)
 
 
 def _message(role: str, parts: list[Raw], details: Any = None) -> Raw:
@@ -174,15 +196,59 @@ def _message(role: str, parts: list[Raw], details: Any = None) -> Raw:
     return out
 
 
-def _decode_result(raw: dict[str, Any], path: str, names: dict[str, str]) -> Raw:
-    call_id = require(PROTOCOL, raw, "tool_call_id", path, str)
+def _by_name(
+    raw: dict[str, Any], path: str, pending: dict[str, list[str]], w: Warnings
+) -> tuple[str, str, dict[str, Any]]:
+    """(call id, name, details) of a result that names its tool instead of its call: a legacy
+    ``role: "function"`` message, or a ``role: "tool"`` one without ``tool_call_id``
+    (Ollama). It answers the earliest unanswered call of that name."""
+    key = "tool_name" if raw.get("name") is None and "tool_name" in raw else "name"
+    name = require(PROTOCOL, raw, key, path, str)
+    waiting = pending.get(name)
+    if not waiting:
+        raise CodecError(PROTOCOL, f"{path}.{key}", f"no earlier unanswered call of {name!r}")
+    if raw["role"] == "tool":
+        w.add(
+            "tool_call_id_missing",
+            path,
+            f"a tool message without tool_call_id (paired by name to {waiting[0]}): "
+            "OpenAI-compatible servers such as Ollama accept it, api.openai.com rejects it",
+        )
+        return waiting.pop(0), name, {PROTOCOL: {"paired_by": key}}
+    return waiting.pop(0), name, {}
+
+
+def _decode_result(
+    raw: dict[str, Any],
+    path: str,
+    names: dict[str, str],
+    pending: dict[str, list[str]],
+    w: Warnings,
+) -> Raw:
+    details: dict[str, Any] = {}
+    named = raw.get("name") is not None or raw.get("tool_name") is not None
+    if raw["role"] == "function" or (named and raw.get("tool_call_id") is None):
+        call_id, name, details = _by_name(raw, path, pending, w)
+        names.setdefault(call_id, name)
+    else:
+        call_id = require(PROTOCOL, raw, "tool_call_id", path, str)
+        for waiting in pending.values():
+            if call_id in waiting:
+                waiting.remove(call_id)
+    out = _result(raw, path, call_id, names.get(call_id))
+    if details:
+        out["provider_details"] = details
+    return out
+
+
+def _result(raw: dict[str, Any], path: str, call_id: str, name: str | None) -> Raw:
     content = require(PROTOCOL, raw, "content", path, (str, list))
     if isinstance(content, str):
         error = _error_text(content)
         return {
             "kind": "tool_result",
             "call_id": call_id,
-            "name": names.get(call_id),
+            "name": name,
             "content": content if error is None else error,
             "is_error": error is not None,
         }
@@ -193,67 +259,13 @@ def _decode_result(raw: dict[str, Any], path: str, names: dict[str, str]) -> Raw
         if item.get("type") != "text":
             raise CodecError(PROTOCOL, f"{ipath}.type", "tool message content parts must be text")
         texts.append(_text(require(PROTOCOL, item, "text", ipath, str)))
-    return {"kind": "tool_result", "call_id": call_id, "name": names.get(call_id), "content": texts}
+    return {"kind": "tool_result", "call_id": call_id, "name": name, "content": texts}
 
 
-def _decode_tools(tools: Any, w: Warnings) -> list[Tool]:
-    out = []
-    for k, raw in enumerate(expect(PROTOCOL, tools, "$.tools", list)):
-        path = f"$.tools[{k}]"
-        expect(PROTOCOL, raw, path, dict)
-        kind = require(PROTOCOL, raw, "type", path, str)
-        if kind != "function":
-            w.add("tool_dropped", path, f"{kind!r} tools are not carried; only function tools")
-            continue
-        function = require(PROTOCOL, raw, "function", path, dict)
-        fpath = f"{path}.function"
-        fields: dict[str, Any] = {"name": require(PROTOCOL, function, "name", fpath, str)}
-        for key, typ in (("description", str), ("parameters", dict), ("strict", bool)):
-            if function.get(key) is not None:
-                fields[key] = expect(PROTOCOL, function[key], f"{fpath}.{key}", typ)
-        out.append(Tool(**fields))
-    return out
-
-
-def _decode_tool_choice(body: dict[str, Any], w: Warnings) -> ToolChoice | None:
-    raw, parallel = body.get("tool_choice"), body.get("parallel_tool_calls")
-    if parallel is not None:
-        expect(PROTOCOL, parallel, "$.parallel_tool_calls", bool)
-    if raw is None:
-        return None if parallel is None else ToolChoice(parallel=parallel)
-    if isinstance(raw, str):
-        if raw not in ("auto", "none", "required"):
-            raise CodecError(
-                PROTOCOL,
-                "$.tool_choice",
-                f"unknown tool_choice {raw!r}; expected auto, none or required",
-            )
-        return ToolChoice(mode=raw, parallel=parallel)  # type: ignore[arg-type]
-    expect(PROTOCOL, raw, "$.tool_choice", (str, dict))
-    kind = require(PROTOCOL, raw, "type", "$.tool_choice", str)
-    if kind == "function":
-        function = require(PROTOCOL, raw, "function", "$.tool_choice", dict)
-        name = require(PROTOCOL, function, "name", "$.tool_choice.function", str)
-        return ToolChoice(mode="tool", name=name, parallel=parallel)
-    if kind == "allowed_tools":
-        allowed = require(PROTOCOL, raw, "allowed_tools", "$.tool_choice", dict)
-        mode = allowed.get("mode", "auto")
-        if mode not in ("auto", "required"):
-            raise CodecError(
-                PROTOCOL, "$.tool_choice.allowed_tools.mode", "expected 'auto' or 'required'"
-            )
-        w.add(
-            "tool_choice_dropped",
-            "$.tool_choice.allowed_tools.tools",
-            f"the allowed_tools list is not carried; the choice becomes {mode!r}",
-        )
-        return ToolChoice(mode=mode, parallel=parallel)
-    raise CodecError(PROTOCOL, "$.tool_choice.type", f"unsupported tool_choice type {kind!r}")
-
-
-def _decode_messages(raw_messages: Any, w: Warnings, conv: dict[str, Any]) -> list[Raw]:
+def decode_messages(raw_messages: Any, w: Warnings, conv: dict[str, Any]) -> list[Raw]:
     messages: list[Raw] = []
     names: dict[str, str] = {}  # call id -> tool name, to name the results
+    pending: dict[str, list[str]] = {}  # tool name -> ids of its unanswered calls
     batch: list[Raw] = []  # consecutive tool messages form one canonical tool turn
 
     def flush() -> None:
@@ -265,8 +277,8 @@ def _decode_messages(raw_messages: Any, w: Warnings, conv: dict[str, Any]) -> li
         path = f"$.messages[{i}]"
         expect(PROTOCOL, raw, path, dict)
         role = require(PROTOCOL, raw, "role", path, str)
-        if role == "tool":
-            batch.append(_decode_result(raw, path, names))
+        if role in ("tool", "function"):
+            batch.append(_decode_result(raw, path, names, pending, w))
             continue
         flush()
         match role:
@@ -293,10 +305,11 @@ def _decode_messages(raw_messages: Any, w: Warnings, conv: dict[str, Any]) -> li
                 )
                 messages.append(_message("user", parts, _name_details(raw, path)))
             case "assistant":
-                message = _decode_assistant(raw, path, w)
+                message = decode_assistant(raw, path, w, i)
                 for part in message["parts"]:
                     if part["kind"] == "tool_call":
                         names[part["id"]] = part["name"]
+                        pending.setdefault(part["name"], []).append(part["id"])
                 messages.append(message)
             case _:
                 raise CodecError(
@@ -309,87 +322,7 @@ def _decode_messages(raw_messages: Any, w: Warnings, conv: dict[str, Any]) -> li
     return messages
 
 
-def _decode_usage(usage: Any, path: str) -> dict[str, int] | None:
-    if usage is None:
-        return None
-    expect(PROTOCOL, usage, path, dict)
-    out = {}
-    for wire, canonical in (
-        ("prompt_tokens", "input_tokens"),
-        ("completion_tokens", "output_tokens"),
-    ):
-        if wire in usage:
-            out[canonical] = expect(PROTOCOL, usage[wire], f"{path}.{wire}", int)
-    return out
-
-
-def decode_completion(payload: Any, w: Warnings) -> ModelResponse:
-    expect(PROTOCOL, payload, "$", dict)
-    choices = require(PROTOCOL, payload, "choices", "$", list)
-    if not choices:
-        raise CodecError(PROTOCOL, "$.choices", "the completion has no choices")
-    for k in range(1, len(choices)):
-        w.add(
-            "choice_dropped",
-            f"$.choices[{k}]",
-            f"choice {k} dropped: only the first choice becomes the model turn",
-        )
-    expect(PROTOCOL, choices[0], "$.choices[0]", dict)
-    message = require(PROTOCOL, choices[0], "message", "$.choices[0]", dict)
-    finish = choices[0].get("finish_reason")
-    if finish is not None:
-        expect(PROTOCOL, finish, "$.choices[0].finish_reason", str)
-    details = {}
-    for key, typ in (("created", int), ("service_tier", str), ("system_fingerprint", str)):
-        if payload.get(key) is not None:
-            details[key] = expect(PROTOCOL, payload[key], f"$.{key}", typ)
-    for key in ("id", "model"):
-        if payload.get(key) is not None:
-            expect(PROTOCOL, payload[key], f"$.{key}", str)
-    return ModelResponse(
-        message=_validated(Message, _decode_assistant(message, "$.choices[0].message", w)),
-        stop_reason=None if finish is None else _FINISH_TO_STOP.get(finish, "other"),
-        id=payload.get("id"),
-        model=payload.get("model"),
-        usage=_decode_usage(payload.get("usage"), "$.usage"),
-        provider_details={PROTOCOL: details} if details else None,
-    )
-
-
-def decode_request(payload: Any, w: Warnings) -> Conversation:
-    """A chat.completions request body as a canonical conversation."""
-    expect(PROTOCOL, payload, "$", dict)
-    found: dict[str, Any] = {"system": None, "details": {}}
-    messages = _decode_messages(require(PROTOCOL, payload, "messages", "$", list), w, found)
-    tools = _decode_tools(payload["tools"], w) if payload.get("tools") is not None else []
-    details = found["details"]
-    extra = {k: v for k, v in payload.items() if k not in _MAPPED}
-    if extra:
-        details["body"] = extra
-    max_tokens = None
-    for key in ("max_tokens", "max_completion_tokens"):  # the newer name wins
-        if payload.get(key) is not None:
-            max_tokens = expect(PROTOCOL, payload[key], f"$.{key}", int)
-    if payload.get("temperature") is not None:
-        expect(PROTOCOL, payload["temperature"], "$.temperature", (int, float))
-    if payload.get("model") is not None:
-        expect(PROTOCOL, payload["model"], "$.model", str)
-    return _validated(
-        Conversation,
-        {
-            "system": found["system"],
-            "tools": tools,
-            "tool_choice": _decode_tool_choice(payload, w),
-            "messages": messages,
-            "model": payload.get("model"),
-            "max_tokens": max_tokens,
-            "temperature": payload.get("temperature"),
-            "provider_details": {PROTOCOL: details} if details else None,
-        },
-    )
-
-
-def _validated(model: Any, data: Raw) -> Any:
+def validated(model: Any, data: Raw) -> Any:
     """Validate the decoded tree once. The wire was checked field by field while reading;
     anything still wrong is reported as a codec error, never a pydantic one."""
     try:

@@ -4,30 +4,35 @@ What OpenAI Chat cannot carry becomes a warning: thinking_dropped,
 thinking_signature_dropped, image_in_result_dropped, image_dropped (images outside user and
 tool turns), structured_content_dropped, tool_metadata_dropped (title, annotations,
 output_schema), tool_choice_dropped, tool_name_renamed, call_id_renamed,
-provider_details_dropped, part_dropped (a part in a role that cannot hold it).
+provider_details_dropped, part_dropped (a part in a role that cannot hold it),
+hosted_call_dropped, hosted_result_dropped, refusal_flattened, parts_reordered,
+parts_merged, messages_merged, model_filled_in, response_id_replaced, created_filled_in,
+usage_dropped, usage_rewritten, legacy_functions_dropped.
+
+Thinking goes out as ``reasoning_content`` only when an OpenAI-compatible server issued it
+(``source == "openai-chat"``): DeepSeek wants it back within a tool-call turn, while
+api.openai.com and the SDK types know no such field.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, assert_never
 
 from flowdebug.model import (
-    Conversation,
+    HostedCall,
+    HostedResult,
     Image,
     Message,
-    ModelResponse,
     Text,
     Thinking,
     Tool,
     ToolCall,
-    ToolChoice,
     ToolResult,
-    dump,
 )
 from flowdebug.protocols.base import Warnings, safe_call_id, safe_name
+from flowdebug.protocols.openai_chat_compat import encode_extra_content, reasoning_field
 
 PROTOCOL = "openai-chat"
 DEFAULT_MODEL = "gpt-4.1"
@@ -35,29 +40,21 @@ DEFAULT_MODEL = "gpt-4.1"
 # turn always encodes to the same bytes.
 CREATED = 1767225600
 
-_STOP_TO_FINISH = {
-    "end_turn": "stop",
-    "tool_use": "tool_calls",
-    "max_tokens": "length",
-    "stop_sequence": "stop",
-    "refusal": "stop",
-    "content_filter": "content_filter",
-    "other": "stop",
-}
-
 
 def _own(details: dict[str, Any] | None) -> dict[str, Any]:
     value = (details or {}).get(PROTOCOL)
     return value if isinstance(value, dict) else {}
 
 
+def own_extra(details: dict[str, Any] | None) -> dict[str, Any]:
+    """Message fields a compatible server added, kept verbatim by the decoder."""
+    extra = _own(details).get("extra")
+    return extra if isinstance(extra, dict) else {}
+
+
 def _dump_arguments(arguments: dict[str, Any]) -> str:
     # Compact, as the API sends them: {"location":"Paris","unit":"c"}.
     return json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
-
-
-def _is_refusal(part: Text) -> bool:
-    return _own(part.provider_details).get("refusal") is True
 
 
 @dataclass
@@ -68,20 +65,30 @@ class _Parts:
     calls: list[dict[str, Any]] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)  # whole tool messages
     refusal: list[str] = field(default_factory=list)
+    reasoning: dict[str, str] = field(default_factory=dict)  # wire field -> text
+    order: list[int] = field(default_factory=list)  # where the decoder puts each kept part
+
+
+# The order a decoded assistant message has: reasoning, content, refusal, calls.
+_THINKING, _CONTENT, _REFUSAL, _CALL = range(4)
 
 
 class Encoder:
-    """One encode: its warnings and the names and ids it already rewrote."""
+    """One encode: its warnings and the names and ids it already rewrote.
 
-    def __init__(self) -> None:
+    ``model`` is the model the payload goes to (it decides whether Gemini's extensions
+    travel); ``legacy`` encodes calls as the pre-tools ``functions`` / ``function_call``.
+    """
+
+    def __init__(self, model: str | None = None, legacy: bool = False) -> None:
         self.w = Warnings(PROTOCOL)
-        self._names: set[str] = set()
-        self._ids: set[str] = set()
+        self.model = model
+        self.legacy = legacy
 
     def name(self, name: str, path: str) -> str:
         new = safe_name(PROTOCOL, name)
-        if new != name and name not in self._names:
-            self._names.add(name)
+        # Named at every place it changes (declaration, calls, results, tool_choice).
+        if new != name:
             self.w.add(
                 "tool_name_renamed",
                 path,
@@ -92,18 +99,19 @@ class Encoder:
 
     def call_id(self, call_id: str, path: str) -> str:
         new = safe_call_id(PROTOCOL, call_id)
-        if new != call_id and call_id not in self._ids:
-            self._ids.add(call_id)
+        if new != call_id:
             self.w.add("call_id_renamed", path, f"call id {call_id!r} sent as {new!r}")
         return new
 
-    def foreign_details(self, details: dict[str, Any] | None, path: str) -> None:
-        others = sorted(k for k in details or {} if k != PROTOCOL)
-        if others:
+    def foreign_details(
+        self, details: dict[str, Any] | None, path: str, carried: frozenset[str] = frozenset()
+    ) -> None:
+        """Warn for every other vendor's provider_details entry (``carried`` ones travel)."""
+        for vendor in sorted(k for k in details or {} if k != PROTOCOL and k not in carried):
             self.w.add(
                 "provider_details_dropped",
-                path,
-                f"{', '.join(others)} details cannot be carried by OpenAI Chat",
+                f"{path}.provider_details.{vendor}" if path else f"provider_details.{vendor}",
+                f"{vendor} details cannot be carried by OpenAI Chat",
             )
 
     def tool(self, tool: Tool, path: str) -> dict[str, Any]:
@@ -123,78 +131,123 @@ class Encoder:
             function["strict"] = tool.strict
         return {"type": "function", "function": function}
 
-    def tool_choice(self, choice: ToolChoice, body: dict[str, Any]) -> None:
-        if "tools" not in body:
-            # OpenAI rejects tool_choice and parallel_tool_calls when no tools are declared.
-            if choice.mode != "auto" or choice.parallel is not None:
-                self.w.add(
-                    "tool_choice_dropped",
-                    "tool_choice",
-                    "no tools are declared, so tool_choice cannot be sent",
-                )
-            return
-        match choice.mode:
-            case "tool" if choice.name is not None:
-                name = self.name(choice.name, "tool_choice")
-                body["tool_choice"] = {"type": "function", "function": {"name": name}}
-            case "tool":
-                self.w.add(
-                    "tool_choice_dropped",
-                    "tool_choice",
-                    "tool choice 'tool' names no tool; sent as 'required'",
-                )
-                body["tool_choice"] = "required"
-            case "auto" | "none" | "required" as mode:
-                body["tool_choice"] = mode
-            case _:
-                assert_never(choice.mode)
-        if choice.parallel is not None:
-            body["parallel_tool_calls"] = choice.parallel
-
     def parts(self, msg: Message, path: str) -> _Parts:
         out = _Parts()
+        dropped: list[tuple[int, int]] = []  # (first warning of a dropped part, its index)
+        kept: list[int] = []
         for j, part in enumerate(msg.parts):
             ppath = f"{path}.parts[{j}]"
-            self.foreign_details(part.provider_details, ppath)
-            match part:
-                case Text() if msg.role == "assistant" and _is_refusal(part):
-                    out.refusal.append(part.text)
-                case Text():
-                    out.content.append({"type": "text", "text": part.text})
-                case Image() if msg.role in ("user", "tool"):
-                    image = self.image(part, ppath)
-                    if image is not None:
-                        out.content.append(image)
-                case Image():
-                    self.w.add(
-                        "image_dropped",
-                        ppath,
-                        f"OpenAI Chat {msg.role} messages cannot carry images",
-                    )
-                case Thinking():
-                    self.w.add(
-                        "thinking_dropped",
-                        ppath,
-                        "OpenAI Chat messages have no reasoning part; thinking dropped",
-                    )
-                    if part.signature or part.redacted:
-                        self.w.add(
-                            "thinking_signature_dropped",
-                            ppath,
-                            "the thinking signature was dropped; the vendor that made it "
-                            "may reject this history",
-                        )
-                case ToolCall() if msg.role == "assistant":
-                    out.calls.append(self.call(part, ppath))
-                case ToolCall():
-                    self.w.add(
-                        "part_dropped", ppath, f"a tool call in a {msg.role} message cannot be sent"
-                    )
-                case ToolResult():
-                    out.results.append(self.result(part, ppath))
-                case _:
-                    assert_never(part)
+            first = len(self.w.items)
+            if self.place(msg.role, part, ppath, out):
+                kept.append(j)
+            else:
+                dropped.append((first, j))
+        # A dropped part shifts every later part of the list: name the list, not the part.
+        for first, j in dropped:
+            if any(k > j for k in kept):
+                for n in range(first, len(self.w.items)):
+                    item = self.w.items[n]
+                    if item.path.startswith(f"{path}.parts[{j}]"):
+                        self.w.items[n] = replace(item, path=f"{path}.parts")
+        if out.order != sorted(out.order):
+            self.w.add(
+                "parts_reordered",
+                f"{path}.parts",
+                "OpenAI Chat puts reasoning, then content, then refusal, then tool calls; "
+                "the parts come back in that order",
+            )
         return out
+
+    def place(self, role: str, part: Any, ppath: str, out: _Parts) -> bool:
+        """Put ``part`` where OpenAI Chat carries it; False when it is dropped."""
+        gemini = (part.provider_details or {}).get("gemini")
+        # A call's Gemini thought signature is handled (carried or reported) by call().
+        signature_only = isinstance(gemini, dict) and set(gemini) == {"thoughtSignature"}
+        carried = frozenset({"gemini"}) if isinstance(part, ToolCall) and signature_only else None
+        self.foreign_details(part.provider_details, ppath, carried or frozenset())
+        match part:
+            case Text() if role == "assistant" and part.refusal:
+                out.refusal.append(part.text)
+                out.order.append(_REFUSAL)
+            case Text():
+                if part.refusal:
+                    self.w.add(
+                        "refusal_flattened",
+                        ppath,
+                        f"OpenAI Chat {role} messages have no refusal; sent as text",
+                    )
+                out.content.append({"type": "text", "text": part.text})
+                out.order.append(_CONTENT)
+            case Image() if role in ("user", "tool"):
+                image = self.image(part, ppath)
+                if image is None:
+                    return False
+                out.content.append(image)
+                out.order.append(_CONTENT)
+            case Image():
+                self.w.add(
+                    "image_dropped", ppath, f"OpenAI Chat {role} messages cannot carry images"
+                )
+                return False
+            case Thinking():
+                return self.thinking(part, role, ppath, out)
+            case ToolCall() if role == "assistant":
+                out.calls.append(self.call(part, ppath))
+                out.order.append(_CALL)
+            case ToolCall():
+                self.w.add("part_dropped", ppath, f"a tool call in a {role} message cannot be sent")
+                return False
+            case ToolResult():
+                out.results.append(self.result(part, ppath))
+            case HostedCall():
+                self.w.add(
+                    "hosted_call_dropped",
+                    ppath,
+                    f"OpenAI Chat has no vendor-run tools: the hosted {part.name} call "
+                    f"({part.source or 'unknown source'}) was left out",
+                )
+                return False
+            case HostedResult():
+                self.w.add(
+                    "hosted_result_dropped",
+                    ppath,
+                    f"OpenAI Chat has no vendor-run tools: the hosted {part.name or 'tool'} "
+                    "result was left out",
+                )
+                return False
+            case _:
+                assert_never(part)
+        return True
+
+    def thinking(self, part: Thinking, role: str, path: str, out: _Parts) -> bool:
+        # Only an OpenAI-compatible server's own reasoning goes back (DeepSeek needs it
+        # within a tool-call turn); api.openai.com has no reasoning field.
+        if role == "assistant" and part.source == PROTOCOL and not part.redacted:
+            key = reasoning_field(part.provider_details)
+            if key in out.reasoning:
+                self.w.add(
+                    "parts_merged",
+                    path,
+                    "OpenAI Chat has one reasoning field per message; joined to the previous",
+                )
+                out.reasoning[key] += part.text
+                return True
+            out.reasoning[key] = part.text
+            out.order.append(_THINKING)
+            return True
+        self.w.add(
+            "thinking_dropped",
+            path,
+            "OpenAI Chat messages have no reasoning part; thinking dropped",
+        )
+        if part.signature or part.redacted:
+            self.w.add(
+                "thinking_signature_dropped",
+                path,
+                "the thinking signature was dropped; the vendor that made it "
+                "may reject this history",
+            )
+        return False
 
     def image(self, image: Image, path: str) -> dict[str, Any] | None:
         url = image.url or (f"data:{image.media_type};base64,{image.data}" if image.data else None)
@@ -212,11 +265,15 @@ class Encoder:
             if call.raw_arguments is not None
             else _dump_arguments(call.arguments)
         )
-        return {
+        wire: dict[str, Any] = {
             "id": self.call_id(call.id, path),
             "type": "function",
             "function": {"name": self.name(call.name, path), "arguments": arguments},
         }
+        extra = encode_extra_content(call.provider_details, self.model, path, self.w)
+        if extra is not None:
+            wire["extra_content"] = extra
+        return wire
 
     def result(self, result: ToolResult, path: str) -> dict[str, Any]:
         if result.structured is not None:
@@ -242,14 +299,28 @@ class Encoder:
                     case _:
                         assert_never(item)
         content: str | list[dict[str, Any]]
+        if result.name is not None:
+            self.name(result.name, path)  # the decoder names a result after its call
         if result.is_error:
             # No error flag in OpenAI Chat: the error travels as {"error": "<text>"}.
             text = result.content if texts is None else "\n".join(texts)
             content = json.dumps({"error": text})
+            if texts is not None:
+                self.w.add(
+                    "result_content_flattened",
+                    f"{path}.content",
+                    'an error result travels as one {"error": text} string; its parts joined',
+                )
         elif texts is None:
             content = result.content  # type: ignore[assignment]
         else:
             content = [{"type": "text", "text": t} for t in texts] or ""
+        paired_by = _own(result.provider_details).get("paired_by")
+        if self.legacy and result.name is not None and isinstance(content, str):
+            return {"role": "function", "name": self.name(result.name, path), "content": content}
+        if paired_by in ("name", "tool_name") and result.name is not None:
+            # Ollama's name-only tool message, as it came.
+            return {"role": "tool", paired_by: result.name, "content": content}
         return {
             "role": "tool",
             "tool_call_id": self.call_id(result.call_id, path),
@@ -270,10 +341,11 @@ class Encoder:
                 if content == "" and (parts.calls or parts.refusal):
                     content = None  # content may be null when the turn is only calls
                 wire: dict[str, Any] = {"role": "assistant", **extra, "content": content}
+                wire |= parts.reasoning
                 if parts.refusal:
                     wire["refusal"] = "".join(parts.refusal)
-                if parts.calls:
-                    wire["tool_calls"] = parts.calls
+                self.put_calls(wire, parts.calls, path)
+                wire |= own_extra(msg.provider_details)
                 # One tool message per call, right after the assistant message.
                 return [wire, *parts.results]
             case "system":
@@ -297,72 +369,22 @@ class Encoder:
             case _:
                 assert_never(msg.role)
 
-    def completion(self, resp: ModelResponse) -> dict[str, Any]:
-        own = _own(resp.provider_details)
-        for j, part in enumerate(resp.message.parts):
-            if isinstance(part, ToolResult):
-                self.w.add("part_dropped", f"message.parts[{j}]", "a model turn has no results")
-        parts = self.parts(resp.message.model_copy(update={"role": "assistant"}), "message")
-        text = "".join(p["text"] for p in parts.content if p["type"] == "text")
-        message: dict[str, Any] = {
-            "role": "assistant",
-            "content": text if parts.content else None,
-            "refusal": "".join(parts.refusal) if parts.refusal else None,
-            "annotations": [],
-        }
-        if parts.calls:
-            message["tool_calls"] = parts.calls
-        if resp.stop_reason is not None:
-            finish = _STOP_TO_FINISH[resp.stop_reason]
-        else:
-            finish = "tool_calls" if parts.calls else "stop"
-        created = own.get("created")
-        completion: dict[str, Any] = {
-            "id": resp.id if resp.id and resp.id.startswith("chatcmpl-") else _completion_id(resp),
-            "object": "chat.completion",
-            "created": created if isinstance(created, int) else CREATED,
-            "model": resp.model or DEFAULT_MODEL,
-            "choices": [
-                {"index": 0, "message": message, "logprobs": None, "finish_reason": finish}
-            ],
-        }
-        if resp.usage is not None:
-            prompt = resp.usage.get("input_tokens", 0)
-            output = resp.usage.get("output_tokens", 0)
-            completion["usage"] = {
-                "prompt_tokens": prompt,
-                "completion_tokens": output,
-                "total_tokens": prompt + output,
-            }
-        for key in ("service_tier", "system_fingerprint"):
-            if key in own:
-                completion[key] = own[key]
-        return completion
-
-    def request(self, conv: Conversation) -> dict[str, Any]:
-        own = _own(conv.provider_details)
-        # Declarations first, so a renamed tool is reported where it is declared.
-        tools = [self.tool(t, f"tools[{k}]") for k, t in enumerate(conv.tools)]
-        messages: list[dict[str, Any]] = []
-        if conv.system is not None:
-            role = "developer" if own.get("system_role") == "developer" else "system"
-            messages.append({"role": role, "content": conv.system})
-        for i, msg in enumerate(conv.messages):
-            messages += self.messages(msg, f"messages[{i}]")
-        body: dict[str, Any] = {"model": conv.model or DEFAULT_MODEL, "messages": messages}
-        if tools:
-            body["tools"] = tools
-        if conv.tool_choice is not None:
-            self.tool_choice(conv.tool_choice, body)
-        if conv.max_tokens is not None:
-            body["max_completion_tokens"] = conv.max_tokens
-        if conv.temperature is not None:
-            body["temperature"] = conv.temperature
-        # Fields decode_request could not map come back verbatim.
-        extra = own.get("body")
-        for key, value in (extra if isinstance(extra, dict) else {}).items():
-            body.setdefault(key, value)
-        return body
+    def put_calls(self, wire: dict[str, Any], calls: list[dict[str, Any]], path: str) -> None:
+        """The calls of an assistant message: ``tool_calls``, or one legacy ``function_call``."""
+        if not calls:
+            return
+        if self.legacy and len(calls) == 1:
+            wire["function_call"] = calls[0]["function"]
+            return
+        if self.legacy:
+            self.legacy = False
+            self.w.add(
+                "legacy_functions_dropped",
+                path,
+                "a legacy function_call holds one call and this turn has "
+                f"{len(calls)}: the payload uses tool_calls instead",
+            )
+        wire["tool_calls"] = calls
 
 
 def _content(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
@@ -372,8 +394,3 @@ def _content(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
     if len(parts) == 1 and parts[0]["type"] == "text":
         return parts[0]["text"]
     return parts
-
-
-def _completion_id(resp: ModelResponse) -> str:
-    digest = hashlib.sha1(json.dumps(dump(resp.message), sort_keys=True).encode()).hexdigest()
-    return f"chatcmpl-{digest[:29]}"

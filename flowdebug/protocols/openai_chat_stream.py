@@ -13,6 +13,7 @@ from typing import Any
 
 from flowdebug.errors import CodecError
 from flowdebug.protocols.base import Warnings, expect, require
+from flowdebug.protocols.openai_chat_compat import REASONING_FIELDS
 
 PROTOCOL = "openai-chat"
 
@@ -45,6 +46,10 @@ def completion_to_chunks(completion: dict[str, Any]) -> list[dict[str, Any]]:
     # The first delta names the role; the API sends content "" when text follows, null when
     # the turn is only tool calls.
     chunks = [chunk({"role": "assistant", "content": "" if content else None, "refusal": None})]
+    for key in REASONING_FIELDS:
+        if isinstance(message.get(key), str):
+            # DeepSeek streams its reasoning before the answer, in the same deltas.
+            chunks += [chunk({key: piece}) for piece in fragments(message[key]) or [""]]
     chunks += [chunk({"content": piece}) for piece in fragments(content or "")]
     chunks += [chunk({"refusal": piece}) for piece in fragments(message.get("refusal") or "")]
     for index, call in enumerate(message.get("tool_calls") or []):
@@ -56,10 +61,19 @@ def completion_to_chunks(completion: dict[str, Any]) -> list[dict[str, Any]]:
             "type": "function",
             "function": {"name": call["function"]["name"], "arguments": ""},
         }
+        if "extra_content" in call:
+            first["extra_content"] = call["extra_content"]
         chunks.append(chunk({"tool_calls": [first]}))
         chunks += [
             chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
             for piece in fragments(call["function"]["arguments"])
+        ]
+    legacy = message.get("function_call")
+    if legacy is not None:
+        chunks.append(chunk({"function_call": {"name": legacy["name"], "arguments": ""}}))
+        chunks += [
+            chunk({"function_call": {"arguments": piece}})
+            for piece in fragments(legacy["arguments"])
         ]
     chunks.append(chunk({}, choice["finish_reason"]))
     if "usage" in completion:
@@ -74,6 +88,7 @@ class _Call:
     id: str | None = None
     name: str | None = None
     arguments: list[str] = field(default_factory=list)
+    extra_content: Any = None  # Gemini's OpenAI endpoint: the call's thought signature
 
 
 @dataclass
@@ -81,6 +96,8 @@ class _Accumulator:
     envelope: dict[str, Any] = field(default_factory=dict)
     content: list[str] = field(default_factory=list)
     refusal: list[str] = field(default_factory=list)
+    reasoning: dict[str, list[str]] = field(default_factory=dict)  # wire field -> pieces
+    function_call: _Call | None = None  # legacy delta.function_call
     calls: dict[int, _Call] = field(default_factory=dict)
     finish_reason: str | None = None
     usage: dict[str, Any] | None = None
@@ -130,6 +147,14 @@ def _add_delta(acc: _Accumulator, delta: dict[str, Any], path: str) -> None:
     for key, parts in (("content", acc.content), ("refusal", acc.refusal)):
         if delta.get(key) is not None:
             parts.append(expect(PROTOCOL, delta[key], f"{path}.{key}", str))
+    for key in REASONING_FIELDS:
+        if delta.get(key) is not None:
+            piece = expect(PROTOCOL, delta[key], f"{path}.{key}", str)
+            acc.reasoning.setdefault(key, []).append(piece)
+    if delta.get("function_call") is not None:
+        legacy = expect(PROTOCOL, delta["function_call"], f"{path}.function_call", dict)
+        acc.function_call = acc.function_call or _Call(f"{path}.function_call")
+        _add_function(acc.function_call, legacy, f"{path}.function_call")
     calls = delta.get("tool_calls")
     if calls is None:
         return
@@ -140,16 +165,19 @@ def _add_delta(acc: _Accumulator, delta: dict[str, Any], path: str) -> None:
         call = acc.calls.setdefault(index, _Call(ipath))
         if item.get("id") is not None and call.id is None:
             call.id = expect(PROTOCOL, item["id"], f"{ipath}.id", str)
+        if item.get("extra_content") is not None:
+            call.extra_content = item["extra_content"]
         function = item.get("function")
-        if function is None:
-            continue
-        expect(PROTOCOL, function, f"{ipath}.function", dict)
-        if function.get("name") is not None and call.name is None:
-            call.name = expect(PROTOCOL, function["name"], f"{ipath}.function.name", str)
-        if function.get("arguments") is not None:
-            call.arguments.append(
-                expect(PROTOCOL, function["arguments"], f"{ipath}.function.arguments", str)
-            )
+        if function is not None:
+            fpath = f"{ipath}.function"
+            _add_function(call, expect(PROTOCOL, function, fpath, dict), fpath)
+
+
+def _add_function(call: _Call, function: dict[str, Any], path: str) -> None:
+    if function.get("name") is not None and call.name is None:
+        call.name = expect(PROTOCOL, function["name"], f"{path}.name", str)
+    if function.get("arguments") is not None:
+        call.arguments.append(expect(PROTOCOL, function["arguments"], f"{path}.arguments", str))
 
 
 def _completion(acc: _Accumulator) -> dict[str, Any]:
@@ -166,18 +194,30 @@ def _completion(acc: _Accumulator) -> dict[str, Any]:
                 f"{call.path}.function.name",
                 f"tool call index {index} never received a function name",
             )
-        tool_calls.append(
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": "".join(call.arguments)},
-            }
-        )
+        entry: dict[str, Any] = {
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": "".join(call.arguments)},
+        }
+        if call.extra_content is not None:
+            entry["extra_content"] = call.extra_content
+        tool_calls.append(entry)
     message: dict[str, Any] = {
         "role": "assistant",
         "content": "".join(acc.content) if acc.content else None,
         "refusal": "".join(acc.refusal) if acc.refusal else None,
     }
+    for key, pieces in acc.reasoning.items():
+        message[key] = "".join(pieces)
+    if acc.function_call is not None:
+        if acc.function_call.name is None:
+            raise CodecError(
+                PROTOCOL, f"{acc.function_call.path}.name", "the function_call never got a name"
+            )
+        message["function_call"] = {
+            "name": acc.function_call.name,
+            "arguments": "".join(acc.function_call.arguments),
+        }
     if tool_calls:
         message["tool_calls"] = tool_calls
     completion: dict[str, Any] = {

@@ -14,6 +14,7 @@ Request and response fields the canonical model has no place for (``previous_res
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flowdebug.errors import CodecError
@@ -23,24 +24,32 @@ from flowdebug.model import (
     ModelResponse,
     StopReason,
     Text,
-    Thinking,
-    Tool,
-    ToolChoice,
-    canonical_json,
+    ToolCall,
+    ToolResult,
+    dump,
 )
 from flowdebug.protocols import openai_responses_stream as stream
 from flowdebug.protocols.base import Converted, Kind, Warnings, expect, require
-from flowdebug.protocols.openai_responses_item_decode import ItemDecoder
-from flowdebug.protocols.openai_responses_items import (
+from flowdebug.protocols.openai_responses_fields import (
+    DEFAULT_MODEL,
     PROTOCOL,
-    ItemEncoder,
     derived_id,
     details,
     extras,
     own,
 )
-
-DEFAULT_MODEL = "gpt-4.1"
+from flowdebug.protocols.openai_responses_fragment import fragment
+from flowdebug.protocols.openai_responses_item_decode import ItemDecoder
+from flowdebug.protocols.openai_responses_items import ItemEncoder
+from flowdebug.protocols.openai_responses_tools import (
+    choice_mode,
+    decode_choice,
+    decode_tool,
+    encode_choice,
+    encode_tool,
+    optional,
+)
+from flowdebug.protocols.openai_responses_usage import decode_usage, encode_usage
 
 # Request keys the canonical model carries; every other key is kept in provider_details.
 _REQUEST_KEYS = (
@@ -53,7 +62,6 @@ _REQUEST_KEYS = (
     "max_output_tokens",
     "temperature",
 )
-_TOOL_KEYS = {"type", "name", "description", "parameters", "strict", "output_schema"}
 
 # What the API echoes on a Response when the request set nothing, in the order it sends
 # them. The decoder keeps only values that differ from these.
@@ -105,6 +113,9 @@ class OpenAIResponsesCodec:
     def detect(self, payload: Any) -> Kind | None:
         return detect(payload)
 
+    def fragment(self, payload: Any) -> tuple[Any, str] | None:
+        return fragment(payload) if detect(payload) is None else None
+
 
 CODEC = OpenAIResponsesCodec()
 
@@ -148,14 +159,14 @@ def encode_request(conv: Conversation) -> Converted[dict[str, Any]]:
     enc = ItemEncoder(w)
     enc.foreign(conv, "provider_details")
     mine = own(conv)
-    body: dict[str, Any] = {"model": conv.model or DEFAULT_MODEL}
+    body: dict[str, Any] = {"model": _model(conv.model, w)}
     if conv.system is not None:
         body["instructions"] = conv.system
     input_items = []
     for i, msg in enumerate(conv.messages):
         input_items += enc.message(msg, f"messages[{i}]")
     body["input"] = input_items
-    tools = [_encode_tool(t, enc, f"tools[{k}]") for k, t in enumerate(conv.tools)]
+    tools = [encode_tool(t, enc, f"tools[{k}]") for k, t in enumerate(conv.tools)]
     tools += mine.pop("hosted_tools", None) or []
     if tools:
         body["tools"] = tools
@@ -164,8 +175,8 @@ def encode_request(conv: Conversation) -> Converted[dict[str, Any]]:
         raw = mine.pop("tool_choice", None)
         body["tool_choice"] = (
             raw
-            if raw is not None and _choice_mode(raw) == choice.mode
-            else _encode_choice(choice, enc, w)
+            if raw is not None and choice_mode(raw) == choice.mode
+            else encode_choice(choice, enc, w)
         )
     if choice is not None and choice.parallel is not None:
         body["parallel_tool_calls"] = choice.parallel
@@ -181,50 +192,11 @@ def encode_request(conv: Conversation) -> Converted[dict[str, Any]]:
     return w.wrap(body)
 
 
-def _encode_tool(tool: Tool, enc: ItemEncoder, path: str) -> dict[str, Any]:
-    enc.foreign(tool, path)
-    out: dict[str, Any] = {"type": "function", "name": enc.tool_name(tool.name, path)}
-    if tool.description is not None:
-        out["description"] = tool.description
-    out["parameters"] = tool.parameters
-    # The SDK marks strict Required (nullable) and older docs say it defaults to true, so
-    # always state it: a schema not written for strict mode would be rejected.
-    out["strict"] = bool(tool.strict)
-    if tool.output_schema is not None:
-        out["output_schema"] = tool.output_schema
-    lost = ["title"] * (tool.title is not None) + ["annotations"] * bool(tool.annotations)
-    if lost:
-        enc.w.add(
-            "tool_metadata_dropped",
-            path,
-            f"Responses function tools have no {' or '.join(lost)}; not sent",
-        )
-    return out | {k: v for k, v in own(tool).items() if k not in out}
-
-
-def _encode_choice(choice: ToolChoice, enc: ItemEncoder, w: Warnings) -> Any:
-    if choice.mode != "tool":
-        return choice.mode
-    if choice.name is None:
-        w.add(
-            "tool_choice_dropped",
-            "tool_choice",
-            'a named tool choice without a name; sent as "required"',
-        )
-        return "required"
-    # Flat, unlike Chat Completions' {"type": "function", "function": {"name": ...}}.
-    return {"type": "function", "name": enc.tool_name(choice.name, "tool_choice")}
-
-
-def _choice_mode(raw: Any) -> str:
-    """The canonical mode closest to a wire tool_choice."""
-    if isinstance(raw, str):
-        return raw
-    if isinstance(raw, dict) and raw.get("type") == "function":
-        return "tool"
-    if isinstance(raw, dict) and raw.get("type") == "allowed_tools":
-        return str(raw.get("mode"))
-    return "required"  # hosted-tool, mcp and custom choices force a (non-function) tool
+def _model(model: str | None, w: Warnings) -> str:
+    if model is None:
+        # The Responses API requires a model; the source named none.
+        w.add("model_filled_in", "model", f"the source names no model; sent as {DEFAULT_MODEL}")
+    return model or DEFAULT_MODEL
 
 
 def decode_request(payload: Any) -> Converted[Conversation]:
@@ -242,89 +214,43 @@ def decode_request(payload: Any) -> Converted[Conversation]:
             dec.item(item, f"$.input[{i}]")
     mine = extras(payload, _REQUEST_KEYS)
     tools = []
-    for k, tool in enumerate(_optional(payload, "tools", list) or []):
+    for k, tool in enumerate(optional(payload, "tools", list) or []):
         expect(PROTOCOL, tool, f"$.tools[{k}]", dict)
         if require(PROTOCOL, tool, "type", f"$.tools[{k}]", str) == "function":
-            tools.append(_decode_tool(tool, f"$.tools[{k}]"))
+            tools.append(decode_tool(tool, f"$.tools[{k}]"))
         else:
             mine.setdefault("hosted_tools", []).append(tool)
-    choice = _decode_choice(payload, mine)
+    choice = decode_choice(payload, mine)
+    messages = dec.messages()
+    if isinstance(payload.get("previous_response_id"), str):
+        _previous_response_needed(payload["previous_response_id"], messages, w)
     return w.wrap(
         Conversation(
-            system=_optional(payload, "instructions", str),
+            system=optional(payload, "instructions", str),
             tools=tools,
             tool_choice=choice,
-            messages=dec.messages(),
-            model=_optional(payload, "model", str),
-            max_tokens=_optional(payload, "max_output_tokens", int),
-            temperature=_optional(payload, "temperature", (int, float)),
+            messages=messages,
+            model=optional(payload, "model", str),
+            max_tokens=optional(payload, "max_output_tokens", int),
+            temperature=optional(payload, "temperature", (int, float)),
             provider_details=details(mine),
         )
     )
 
 
-def _optional(obj: dict[str, Any], key: str, typ: type | tuple[type, ...]) -> Any:
-    if obj.get(key) is None:
-        return None
-    return require(PROTOCOL, obj, key, "$", typ)
-
-
-def _decode_tool(tool: dict[str, Any], path: str) -> Tool:
-    if "name" not in tool and isinstance(tool.get("function"), dict):
-        raise CodecError(
-            PROTOCOL,
-            f"{path}.name",
-            "missing: this is a Chat Completions tool; Responses tools are flat "
-            '({"type": "function", "name": ..., "parameters": ...})',
-        )
-    name = require(PROTOCOL, tool, "name", path, str)
-    parameters = tool.get("parameters")
-    if parameters is not None:
-        expect(PROTOCOL, parameters, f"{path}.parameters", dict)
-    description = tool.get("description")
-    if description is not None:
-        expect(PROTOCOL, description, f"{path}.description", str)
-    output_schema = tool.get("output_schema")
-    if output_schema is not None:
-        expect(PROTOCOL, output_schema, f"{path}.output_schema", dict)
-    extra = extras(tool, _TOOL_KEYS)
-    return Tool(
-        name=name,
-        description=description,
-        **({"parameters": parameters} if parameters is not None else {}),
-        output_schema=output_schema,
-        strict=True if tool.get("strict") is True else None,
-        provider_details=details(extra),
-    )
-
-
-def _decode_choice(payload: dict[str, Any], mine: dict[str, Any]) -> ToolChoice | None:
-    raw = payload.get("tool_choice")
-    parallel = _optional(payload, "parallel_tool_calls", bool)
-    # true is the API default, so only false is worth a canonical value.
-    parallel = False if parallel is False else None
-    if raw is None:
-        return ToolChoice(parallel=False) if parallel is False else None
-    if raw in ("auto", "none", "required"):
-        return ToolChoice(mode=raw, parallel=parallel)
-    expect(PROTOCOL, raw, "$.tool_choice", (str, dict))
-    if isinstance(raw, str):
-        raise CodecError(
-            PROTOCOL,
-            "$.tool_choice",
-            f"unknown tool_choice {raw!r}; expected auto, none or required",
-        )
-    kind = require(PROTOCOL, raw, "type", "$.tool_choice", str)
-    if kind == "function":
-        name = require(PROTOCOL, raw, "name", "$.tool_choice", str)
-        return ToolChoice(mode="tool", name=name, parallel=parallel)
-    # allowed_tools, hosted tools, mcp, custom: kept verbatim, mapped to the nearest mode.
-    mine["tool_choice"] = raw
-    mode = _choice_mode(raw)
-    return ToolChoice(
-        mode=mode if mode in ("auto", "required") else "required",  # type: ignore[arg-type]
-        parallel=parallel,
-    )
+def _previous_response_needed(stored: str, messages: list[Message], w: Warnings) -> None:
+    """Name the results whose calls live only in the stored response the request continues:
+    no stateless vendor (nor Responses without ``store``) can take them as they are."""
+    calls = {p.id for m in messages for p in m.parts if isinstance(p, ToolCall)}
+    for i, msg in enumerate(messages):
+        for j, part in enumerate(msg.parts):
+            if isinstance(part, ToolResult) and part.call_id not in calls:
+                w.add(
+                    "previous_response_needed",
+                    f"messages[{i}].parts[{j}]",
+                    f"the result for call {part.call_id} answers a call of the stored response "
+                    f"{stored} (previous_response_id), which is not in this history",
+                )
 
 
 # -- responses ------------------------------------------------------------------------------
@@ -338,16 +264,17 @@ def encode_response(resp: ModelResponse) -> Converted[dict[str, Any]]:
     output = enc.message(resp.message, "message", output=True)
     mine = own(resp)
     reason = _INCOMPLETE.get(resp.stop_reason or "")
+    mine.pop("echo", None)  # derived from the echoed fields below, on every decode
     body: dict[str, Any] = {
-        "id": resp.id or _response_id(resp.message),
+        "id": resp.id or _response_id(output),
         "object": "response",
         "created_at": mine.pop("created_at", 0),
         "status": "incomplete" if reason else "completed",
-        "model": resp.model or DEFAULT_MODEL,
+        "model": _model(resp.model, w),
         "output": output,
         **_RESPONSE_DEFAULTS,
         "incomplete_details": {"reason": reason} if reason else None,
-        "usage": _encode_usage(resp.usage),
+        "usage": encode_usage(resp.usage, w),
     }
     body |= mine
     derived = _stop_reason(body["status"], body["incomplete_details"], output)
@@ -390,26 +317,60 @@ def decode_response_object(
         if k not in ("id", "object", "model", "output", "usage")
         and (defaults[k] != v if k in defaults else v is not None)
     }
+    echo = _echo(payload, path)
+    if echo:
+        mine["echo"] = echo
     message = Message(role="assistant", parts=[p for _, _, turn in dec.turns for p in turn])
     return ModelResponse(
         message=message,
         stop_reason=stop,
-        id=None if resp_id == _response_id(message) else resp_id,
+        id=None if resp_id == _response_id(output) else resp_id,
         model=model,
-        usage=_decode_usage(payload.get("usage"), f"{path}.usage"),
+        usage=decode_usage(payload.get("usage"), f"{path}.usage"),
         provider_details=details(mine),
     )
 
 
-def _response_id(message: Message) -> str:
-    """The id of a response that has none: derived from its content, so it is stable."""
-    # Which vendor issued a signature is canonical bookkeeping, not content: leave it out so
-    # the id is the same before and after a decode marks the source.
-    parts = [
-        p.model_copy(update={"source": None}) if isinstance(p, Thinking) else p
-        for p in message.parts
-    ]
-    return derived_id("resp", canonical_json(message.model_copy(update={"parts": parts})))
+# The request fields a Response echoes, as the canonical Conversation spells them.
+_ECHOED = ("instructions", "tools", "tool_choice", "parallel_tool_calls", "temperature")
+_ECHOED += ("max_output_tokens",)
+
+
+def _echo(payload: dict[str, Any], path: str) -> dict[str, Any]:
+    """The request fields the Response echoes, decoded as a canonical Conversation dump
+    without messages (``system``, ``tools``, ``tool_choice``, ``temperature``,
+    ``max_tokens``; hosted tools under its ``provider_details``), so the conversation the
+    response belongs to can take them back. Default values are left out."""
+    echoed = {
+        k: payload[k]
+        for k in _ECHOED
+        if payload.get(k) is not None and payload[k] != _RESPONSE_DEFAULTS.get(k, ...)
+    }
+    if not echoed:
+        return {}
+    try:
+        conv = decode_request({"input": [], **echoed}).value
+    except CodecError as err:
+        raise CodecError(PROTOCOL, path, f"echoed request fields: {err}") from err
+    data = dump(conv)
+    data.pop("messages", None)
+    return {k: v for k, v in data.items() if v not in (None, [])}
+
+
+def _response_id(output: list[Any]) -> str:
+    """The id of a response that has none: derived from its output items as sent, so the
+    decoder recognises it (and leaves it out) whatever the canonical parts carried."""
+    # Null fields are left out: SDK dumps add them (``"parsed": null``) without changing
+    # what the output says.
+    return derived_id("resp", json.dumps(_no_nulls(output), sort_keys=True, ensure_ascii=False))
+
+
+def _no_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _no_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_no_nulls(v) for v in value]
+    return value
 
 
 def _stop_reason(status: Any, incomplete: Any, output: list[Any]) -> StopReason | None:
@@ -424,7 +385,7 @@ def _stop_reason(status: Any, incomplete: Any, output: list[Any]) -> StopReason 
     if status in ("failed", "cancelled"):
         return "other"
     items = [i for i in output if isinstance(i, dict)]
-    if any(i.get("type") == "function_call" for i in items):
+    if any(i.get("type") in ("function_call", "custom_tool_call") for i in items):
         return "tool_use"
     if any(
         isinstance(c, dict) and c.get("type") == "refusal"
@@ -434,40 +395,3 @@ def _stop_reason(status: Any, incomplete: Any, output: list[Any]) -> StopReason 
     ):
         return "refusal"
     return "end_turn"
-
-
-def _encode_usage(usage: dict[str, int] | None) -> dict[str, Any] | None:
-    if usage is None:
-        return None
-    prompt, completion = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
-    return {
-        "input_tokens": prompt,
-        "input_tokens_details": {
-            "cached_tokens": usage.get("cached_tokens", 0),
-            "cache_write_tokens": usage.get("cache_write_tokens", 0),
-        },
-        "output_tokens": completion,
-        "output_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)},
-        "total_tokens": usage.get("total_tokens", prompt + completion),
-    }
-
-
-def _decode_usage(usage: Any, path: str) -> dict[str, int] | None:
-    """Flat token counts; zero details and a total equal to the sum are left out."""
-    if usage is None:
-        return None
-    expect(PROTOCOL, usage, path, dict)
-    out = {k: require(PROTOCOL, usage, k, path, int) for k in ("input_tokens", "output_tokens")}
-    for key, field in (
-        ("input_tokens_details", "cached_tokens"),
-        ("input_tokens_details", "cache_write_tokens"),
-        ("output_tokens_details", "reasoning_tokens"),
-    ):
-        details = usage.get(key)
-        value = details.get(field) if isinstance(details, dict) else None
-        if isinstance(value, int) and value:
-            out[field] = value
-    total = usage.get("total_tokens")
-    if isinstance(total, int) and total != out["input_tokens"] + out["output_tokens"]:
-        out["total_tokens"] = total
-    return out

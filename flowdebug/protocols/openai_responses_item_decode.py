@@ -9,20 +9,21 @@ from typing import Any
 from flowdebug.errors import CodecError
 from flowdebug.model import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 from flowdebug.protocols.base import Warnings, expect, require
-from flowdebug.protocols.openai_responses_items import (
+from flowdebug.protocols.openai_responses_fields import (
     CALL_KEYS,
     OUTPUT_KEYS,
     PROTOCOL,
     REASONING_KEYS,
     call_item_id,
-    derived_id,
     details,
     error_text,
     extras,
     joined,
+    next_derived,
     parse_arguments,
     reasoning_basis,
 )
+from flowdebug.protocols.openai_responses_hosted import HOSTED_NAMES, HOSTED_REPLIES, decode_hosted
 
 
 class ItemDecoder:
@@ -33,6 +34,13 @@ class ItemDecoder:
         self.w = warnings
         self.turns: list[tuple[str, dict[str, Any] | None, list[Part]]] = []
         self.call_names: dict[str, str] = {}
+        self._used: set[str] = set()  # item ids so far, as the encoder's ``unique`` sees them
+
+    def _derived(self, item_id: str, prefix: str, basis: str) -> bool:
+        """Whether ``item_id`` is the one the encoder would have made up here."""
+        candidate = next_derived(prefix, basis, self._used)
+        self._used.add(item_id)
+        return item_id == candidate
 
     def messages(self) -> list[Message]:
         return [
@@ -52,16 +60,21 @@ class ItemDecoder:
         if kind is None:
             raise CodecError(PROTOCOL, f"{path}.type", "required field is missing")
         expect(PROTOCOL, kind, f"{path}.type", str)
-        if output and kind not in ("message", "reasoning", "function_call"):
-            self.w.add("item_dropped", path, f"{kind} items are not part of the canonical model")
+        if output and kind in ("function_call_output", "custom_tool_call_output"):
+            self.w.add("item_dropped", path, f"a Response's output cannot hold {kind} items")
             return
         match kind:
             case "message":
                 self._message(item, path, output)
-            case "function_call":
+            case "function_call" | "custom_tool_call":
                 self._function_call(item, path)
-            case "function_call_output":
+            case "function_call_output" | "custom_tool_call_output":
                 self._function_call_output(item, path)
+            case _ if kind in HOSTED_NAMES:
+                for part in decode_hosted(item, path):
+                    self._add("assistant", part)
+            case _ if kind in HOSTED_REPLIES:
+                self.turns.append(("user", None, [*decode_hosted(item, path)]))
             case "reasoning":
                 self._reasoning(item, path)
             case _:
@@ -117,13 +130,20 @@ class ItemDecoder:
         item_id = item.get("id")
         if item_id is not None:
             expect(PROTOCOL, item_id, f"{path}.id", str)
-            if item_id != derived_id("msg", "\x00".join(t for t, _ in texts)):
+            if not self._derived(item_id, "msg", "\x00".join(t for t, _ in texts)):
                 shared["id"] = item_id
         if item.get("phase") is not None:
             shared["phase"] = item["phase"]
         if item.get("status") not in (None, "completed"):
             shared["status"] = item["status"]
-        return [Text(text=t, provider_details=details(shared | mine)) for t, mine in texts]
+        return [
+            Text(
+                text=t,
+                refusal=mine.pop("refusal", None),
+                provider_details=details(shared | mine),
+            )
+            for t, mine in texts
+        ]
 
     def _input_part(self, c: Any, path: str, text_kinds: tuple[str, ...]) -> Text | Image | None:
         expect(PROTOCOL, c, path, dict)
@@ -138,12 +158,20 @@ class ItemDecoder:
     def _function_call(self, item: dict[str, Any], path: str) -> None:
         call_id = require(PROTOCOL, item, "call_id", path, str)
         name = require(PROTOCOL, item, "name", path, str)
-        arguments, raw = parse_arguments(require(PROTOCOL, item, "arguments", path, str))
         mine: dict[str, Any] = {}
         item_id = item.get("id")
+        if item["type"] == "custom_tool_call":
+            # A custom tool is the caller's to run, like a function, but the model writes
+            # free text (the tool's grammar, not JSON): it stays raw, never parsed.
+            arguments, raw = {}, require(PROTOCOL, item, "input", path, str)
+            mine["type"] = "custom_tool_call"
+            if item.get("status") is not None:
+                mine["status"] = item["status"]
+        else:
+            arguments, raw = parse_arguments(require(PROTOCOL, item, "arguments", path, str))
         if item_id is not None:
             expect(PROTOCOL, item_id, f"{path}.id", str)
-            if item_id != call_item_id(call_id):
+            if item_id != call_item_id(call_id) or mine:
                 mine["id"] = item_id
         if item.get("status") not in (None, "completed"):
             mine["status"] = item["status"]
@@ -168,6 +196,8 @@ class ItemDecoder:
         if not isinstance(name, str):
             name = self.call_names.get(call_id)
         mine = extras(item, OUTPUT_KEYS)
+        if item["type"] == "custom_tool_call_output":
+            mine["type"] = item["type"]
         if isinstance(output, str):
             error = error_text(output)
             result = ToolResult(
@@ -201,7 +231,7 @@ class ItemDecoder:
             expect(PROTOCOL, encrypted, f"{path}.encrypted_content", str)
         mine: dict[str, Any] = {}
         item_id = require(PROTOCOL, item, "id", path, str)
-        if item_id != derived_id("rs", reasoning_basis(texts, encrypted)):
+        if not self._derived(item_id, "rs", reasoning_basis(texts, encrypted)):
             mine["id"] = item_id
         if len(texts) > 1:
             mine["summary"] = texts

@@ -1,5 +1,6 @@
 """OpenAI Responses items: canonical messages -> the flat ``input`` / ``output`` item list
-(decoding is in ``openai_responses_item_decode``), and what both directions share.
+(decoding is in ``openai_responses_item_decode``, the field helpers both share in
+``openai_responses_fields``, vendor-run items in ``openai_responses_hosted``).
 
 A Responses conversation is a list of items, not of turns: messages (``role`` + content),
 ``reasoning``, ``function_call`` and ``function_call_output``. Calls and outputs pair on
@@ -14,102 +15,40 @@ Responses-only baggage.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from typing import Any, assert_never
 
-from flowdebug.model import Image, Message, Text, Thinking, ToolCall, ToolResult
+from flowdebug.model import (
+    HostedCall,
+    HostedResult,
+    Image,
+    Message,
+    Text,
+    Thinking,
+    ToolCall,
+    ToolResult,
+)
 from flowdebug.protocols.base import (
     Warnings,
     foreign_signature,
     safe_call_id,
     safe_name,
 )
-
-PROTOCOL = "openai-responses"
-
-# Keys an item decoder maps to canonical fields; anything else on an item survives in
-# provider_details.
-CALL_KEYS = {"type", "id", "call_id", "name", "arguments", "status"}
-OUTPUT_KEYS = {"type", "call_id", "output", "name"}
-REASONING_KEYS = {"type", "id", "summary", "encrypted_content"}
-
-
-def own(obj: Any) -> dict[str, Any]:
-    """A copy of ``obj``'s provider_details under our own key (``{}`` when none)."""
-    mine = (obj.provider_details or {}).get(PROTOCOL)
-    return dict(mine) if isinstance(mine, dict) else {}
-
-
-def details(values: dict[str, Any]) -> dict[str, Any] | None:
-    """provider_details holding ``values`` under our key, or None when there is nothing."""
-    return {PROTOCOL: values} if values else None
-
-
-def extras(obj: dict[str, Any], known: set[str] | tuple[str, ...]) -> dict[str, Any]:
-    """The fields of ``obj`` we do not map, to keep in provider_details. A null optional
-    field means the same as an absent one (SDK dumps are full of them), so it is not kept."""
-    return {k: v for k, v in obj.items() if k not in known and v is not None}
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha1(text.encode()).hexdigest()[:32]
-
-
-def derived_id(prefix: str, basis: str) -> str:
-    """The item id we make up for content that arrived without one."""
-    return f"{prefix}_{_digest(basis)}"
-
-
-def call_item_id(call_id: str) -> str:
-    """The ``fc_`` item id of a call that carries none: readable when the call id allows."""
-    if re.fullmatch(r"[A-Za-z0-9_-]{1,60}", call_id):
-        return f"fc_{call_id}"
-    return derived_id("fc", call_id)
-
-
-def reasoning_basis(summary: list[str], encrypted: str | None) -> str:
-    return f"{encrypted or ''}\x00" + "\n\n".join(summary)
-
-
-def arguments_text(call: ToolCall) -> str:
-    """What the model sent: the raw string when it was not a JSON object, else compact JSON."""
-    if call.raw_arguments is not None:
-        return call.raw_arguments
-    return json.dumps(call.arguments, separators=(",", ":"), ensure_ascii=False)
-
-
-def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
-    """(arguments, raw_arguments): a string that is not a JSON object is kept raw; ``""``
-    (a call whose argument deltas have not arrived) means ``{}``."""
-    if text == "":
-        return {}, None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {}, text
-    return (value, None) if isinstance(value, dict) else ({}, text)
-
-
-def error_text(output: str) -> str | None:
-    """The message of an error result: Responses has no error flag, so we send (and
-    recognise) a content that is exactly ``{"error": "<text>"}``."""
-    if not output.lstrip().startswith("{"):
-        return None
-    try:
-        value = json.loads(output)
-    except ValueError:
-        return None
-    if isinstance(value, dict) and len(value) == 1 and isinstance(value.get("error"), str):
-        return value["error"]
-    return None
-
-
-def image_url(image: Image) -> str | None:
-    if image.data is not None:
-        return f"data:{image.media_type};base64,{image.data}"
-    return image.url
+from flowdebug.protocols.openai_responses_fields import (
+    CALL_KEYS,
+    OUTPUT_KEYS,
+    PROTOCOL,
+    REASONING_KEYS,
+    arguments_text,
+    call_item_id,
+    image_url,
+    joined,
+    next_derived,
+    own,
+    reasoning_basis,
+)
+from flowdebug.protocols.openai_responses_hosted import HostedEncoder
 
 
 class ItemEncoder:
@@ -123,25 +62,27 @@ class ItemEncoder:
         self._used: set[str] = set()
 
     def tool_name(self, name: str, path: str) -> str:
+        """The legal spelling of ``name``, named at every path where it changes (each path
+        decodes to the new name)."""
         if name not in self._names:
             self._names[name] = safe_name(PROTOCOL, name)
-            if self._names[name] != name:
-                self.w.add(
-                    "tool_name_renamed",
-                    path,
-                    f"tool name {name!r} is not legal here; sent as {self._names[name]!r}",
-                )
+        if self._names[name] != name:
+            self.w.add(
+                "tool_name_renamed",
+                path,
+                f"tool name {name!r} is not legal here; sent as {self._names[name]!r}",
+            )
         return self._names[name]
 
     def call_id(self, call_id: str, path: str) -> str:
         if call_id not in self._call_ids:
             self._call_ids[call_id] = safe_call_id(PROTOCOL, call_id)
-            if self._call_ids[call_id] != call_id:
-                self.w.add(
-                    "call_id_renamed",
-                    path,
-                    f"call id {call_id!r} is not legal here; sent as {self._call_ids[call_id]!r}",
-                )
+        if self._call_ids[call_id] != call_id:
+            self.w.add(
+                "call_id_renamed",
+                path,
+                f"call id {call_id!r} is not legal here; sent as {self._call_ids[call_id]!r}",
+            )
         return self._call_ids[call_id]
 
     def foreign(self, obj: Any, path: str) -> None:
@@ -159,10 +100,7 @@ class ItemEncoder:
         if isinstance(explicit, str) and explicit:
             self._used.add(explicit)
             return explicit
-        candidate, n = derived_id(prefix, basis), 0
-        while candidate in self._used:
-            n += 1
-            candidate = derived_id(prefix, f"{basis}\x00#{n}")
+        candidate = next_derived(prefix, basis, self._used)
         self._used.add(candidate)
         return candidate
 
@@ -172,6 +110,7 @@ class ItemEncoder:
         """The items of one canonical message. ``output`` restricts them to what a Response's
         ``output`` can hold (reasoning, assistant messages, function calls)."""
         self.foreign(msg, path)
+        first_warning = len(self.w.items)
         items: list[dict[str, Any]] = []
         pending: list[tuple[str, Text | Image]] = []
         for j, part in enumerate(msg.parts):
@@ -193,9 +132,33 @@ class ItemEncoder:
                     )
                 case ToolResult():
                     items.append(self.function_call_output(part, p))
+                case HostedCall() | HostedResult():
+                    items += self._hosted(part, p, msg.parts)
                 case _:
                     assert_never(part)
+        self._shifted(msg, path, first_warning)
         return items + self._content(msg, pending, output)
+
+    def _shifted(self, msg: Message, path: str, first_warning: int) -> None:
+        """Name the message when a dropped hosted part moves the parts after it up."""
+        dropped = [
+            int(m[1])
+            for w in self.w.items[first_warning:]
+            if w.code in ("hosted_call_dropped", "hosted_result_dropped")
+            and (m := re.fullmatch(re.escape(path) + r"\.parts\[(\d+)\]", w.path))
+        ]
+        if dropped and any(k > min(dropped) for k in set(range(len(msg.parts))) - set(dropped)):
+            self.w.add(
+                "parts_shifted",
+                path,
+                "hosted parts were left out, so the parts after them move up in this message",
+            )
+
+    def _hosted(
+        self, part: HostedCall | HostedResult, path: str, parts: list[Any]
+    ) -> list[dict[str, Any]]:
+        self.foreign(part, path)
+        return HostedEncoder(self.w).items(part, path, parts)
 
     def _content(
         self, msg: Message, parts: list[tuple[str, Text | Image]], output: bool
@@ -215,6 +178,12 @@ class ItemEncoder:
     def _input_part(self, path: str, part: Text | Image) -> dict[str, Any] | None:
         self.foreign(part, path)
         if isinstance(part, Text):
+            if part.refusal:
+                self.w.add(
+                    "refusal_flattened",
+                    path,
+                    "only assistant messages carry refusals; sent as input_text",
+                )
             return {"type": "input_text", "text": part.text}
         out = self._image(part, path, "image_dropped")
         if out is not None:
@@ -276,6 +245,13 @@ class ItemEncoder:
     def reasoning(self, thinking: Thinking, path: str) -> dict[str, Any] | None:
         self.foreign(thinking, path)
         mine = own(thinking)
+        if thinking.source not in (None, PROTOCOL) and thinking.signature is None:
+            self.w.add(
+                "thinking_source_dropped",
+                f"{path}.source",
+                f"reasoning from {thinking.source} is sent as a Responses reasoning item; "
+                "which protocol issued it is not kept",
+            )
         if foreign_signature(PROTOCOL, thinking, path, self.w):
             if thinking.redacted:
                 return None
@@ -305,6 +281,15 @@ class ItemEncoder:
         mine = own(call)
         call_id = self.call_id(call.id, path)
         item_id = mine.get("id")
+        if mine.get("type") == "custom_tool_call":
+            # A custom (free-form) tool: the model's raw text is the whole input.
+            custom: dict[str, Any] = {"type": "custom_tool_call", "call_id": call_id}
+            if isinstance(item_id, str):
+                custom["id"] = item_id
+            custom |= {"name": self.tool_name(call.name, path), "input": arguments_text(call)}
+            if "status" in mine:
+                custom["status"] = mine["status"]
+            return custom | {k: v for k, v in mine.items() if k not in CALL_KEYS}
         item = {
             "type": "function_call",
             "id": item_id if isinstance(item_id, str) and item_id else call_item_id(call_id),
@@ -317,8 +302,12 @@ class ItemEncoder:
 
     def function_call_output(self, result: ToolResult, path: str) -> dict[str, Any]:
         self.foreign(result, path)
+        custom = own(result).get("type") == "custom_tool_call_output"
+        if result.name is not None:
+            # Not sent (outputs pair by call_id), but it decodes as the call's new name.
+            self.tool_name(result.name, f"{path}.name")
         item: dict[str, Any] = {
-            "type": "function_call_output",
+            "type": "custom_tool_call_output" if custom else "function_call_output",
             "call_id": self.call_id(result.call_id, path),
             "output": self._output(result, path),
         }
@@ -341,6 +330,13 @@ class ItemEncoder:
                     "image_in_result_dropped",
                     path,
                     'an error result is sent as {"error": text}; its images are dropped',
+                )
+            else:
+                self.w.add(
+                    "result_content_flattened",
+                    f"{path}.content",
+                    'an error result is sent as {"error": text}; its text parts read back as '
+                    "one string",
                 )
             return json.dumps({"error": "\n".join(texts)})
         if isinstance(result.content, str):
@@ -371,15 +367,9 @@ def _summary(thinking: Thinking, mine: dict[str, Any]) -> list[str]:
     return [thinking.text] if thinking.text else []
 
 
-def joined(parts: list[Any]) -> str:
-    return "\n\n".join(
-        p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
-    )
-
-
 def _output_part(text: Text) -> dict[str, Any]:
     mine = own(text)
-    if mine.get("refusal") is True:
+    if text.refusal or mine.get("refusal") is True:
         return {"type": "refusal", "refusal": text.text}
     part: dict[str, Any] = {
         "type": "output_text",

@@ -12,7 +12,7 @@ from typing import Any
 
 from flowdebug.errors import CodecError
 from flowdebug.protocols.base import Warnings, expect, require
-from flowdebug.protocols.openai_responses_items import PROTOCOL
+from flowdebug.protocols.openai_responses_fields import PROTOCOL
 
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
@@ -80,12 +80,45 @@ def response_to_events(response: dict[str, Any]) -> list[dict[str, Any]]:
                         emit("response.reasoning_summary_text.delta", **ref, delta=piece)
                     emit("response.reasoning_summary_text.done", **ref, text=part["text"])
                     emit("response.reasoning_summary_part.done", **ref, part=part)
+            case "custom_tool_call":
+                emit("response.output_item.added", **at, item=item | {"input": ""})
+                ref = {"item_id": item.get("id", item["call_id"]), **at}
+                for piece in fragments(item["input"]):
+                    emit("response.custom_tool_call_input.delta", **ref, delta=piece)
+                emit("response.custom_tool_call_input.done", **ref, input=item["input"])
+            case "mcp_call":
+                emit(
+                    "response.output_item.added",
+                    **at,
+                    item=item | {"arguments": "", "output": None, "status": "in_progress"},
+                )
+                ref = {"item_id": item["id"], **at}
+                emit("response.mcp_call.in_progress", **ref)
+                for piece in fragments(item["arguments"]):
+                    emit("response.mcp_call_arguments.delta", **ref, delta=piece)
+                emit("response.mcp_call_arguments.done", **ref, arguments=item["arguments"])
+                failed = item.get("status") == "failed"
+                emit(f"response.mcp_call.{'failed' if failed else 'completed'}", **ref)
+            case "web_search_call" | "file_search_call" | "mcp_list_tools" as kind:
+                # As the API streams them: the bare item, then its progress events.
+                bare = {k: v for k, v in item.items() if k in ("id", "type", "server_label")}
+                bare |= {"tools": []} if kind == "mcp_list_tools" else {}
+                emit("response.output_item.added", **at, item=bare | _in_progress(item))
+                ref = {"item_id": item["id"], **at}
+                emit(f"response.{kind}.in_progress", **ref)
+                if kind != "mcp_list_tools":
+                    emit(f"response.{kind}.searching", **ref)
+                emit(f"response.{kind}.completed", **ref)
             case _:
                 emit("response.output_item.added", **at, item=item)
         emit("response.output_item.done", **at, item=item)
     terminal = f"response.{response['status']}"
     emit(terminal if terminal in _TERMINAL else "response.completed", response=response)
     return events
+
+
+def _in_progress(item: dict[str, Any]) -> dict[str, Any]:
+    return {"status": "in_progress"} if "status" in item else {}
 
 
 def _content_events(emit: Any, ref: dict[str, Any], part: dict[str, Any]) -> None:
@@ -176,8 +209,21 @@ def events_to_response(events: Any, w: Warnings) -> tuple[dict[str, Any], list[s
             case "response.function_call_arguments.delta":
                 item = acc.item(event, path)
                 item["arguments"] = str(item.get("arguments") or "") + _str(event, "delta", path)
-            case "response.function_call_arguments.done":
+            case "response.function_call_arguments.done" | "response.mcp_call_arguments.done":
                 acc.item(event, path)["arguments"] = _str(event, "arguments", path)
+            case "response.mcp_call_arguments.delta":
+                item = acc.item(event, path)
+                item["arguments"] = str(item.get("arguments") or "") + _str(event, "delta", path)
+            case "response.custom_tool_call_input.delta":
+                item = acc.item(event, path)
+                item["input"] = str(item.get("input") or "") + _str(event, "delta", path)
+            case "response.custom_tool_call_input.done":
+                acc.item(event, path)["input"] = _str(event, "input", path)
+            case "response.code_interpreter_call_code.delta":
+                item = acc.item(event, path)
+                item["code"] = str(item.get("code") or "") + _str(event, "delta", path)
+            case "response.code_interpreter_call_code.done":
+                acc.item(event, path)["code"] = _str(event, "code", path)
             case "response.content_part.added" | "response.content_part.done":
                 acc.append(event, path, "content", "content_index")
             case "response.output_text.delta" | "response.refusal.delta":
@@ -202,7 +248,9 @@ def events_to_response(events: Any, w: Warnings) -> tuple[dict[str, Any], list[s
             case "error":
                 w.add("stream_error", path, f"the stream reported an error: {event.get('message')}")
             case _:
-                pass  # progress events (searching, annotation added ...) change no item
+                # Progress events (web_search_call.searching, mcp_call.completed, annotation
+                # added ...) change no item: output_item.done brings the finished one.
+                pass
     if envelope is None:
         raise CodecError(PROTOCOL, "$", "the stream has no response.created event")
     if terminal is not None and terminal[0].get("output"):

@@ -333,9 +333,10 @@ def test_decode_reference_function_calls_response() -> None:
     assert without_ids([resp.message]) == without_ids([cases.WEATHER_CALLS])
     assert resp.id == "kX9bab2fN4uL-8YPq7ri2Qo"
     assert resp.model == "gemini-3-flash-preview"
+    # candidatesTokenCount 40 leaves out the 76 thought tokens; canonical output counts them.
     assert resp.usage == {
         "input_tokens": 74,
-        "output_tokens": 40,
+        "output_tokens": 116,
         "total_tokens": 190,
         "reasoning_tokens": 76,
     }
@@ -694,7 +695,8 @@ def test_encode_warns_for_thinking_gemini_cannot_carry() -> None:
         {"text": "hmm", "thought": True},
         {"text": "Done."},
     ]
-    assert codes(out) == ["thinking_signature_dropped", "thinking_dropped"]
+    # "Done." moves up from parts[2] to parts[1]: that is named too.
+    assert codes(out) == ["thinking_signature_dropped", "thinking_dropped", "parts_renumbered"]
 
 
 def test_encode_chooses_parameters_or_parameters_json_schema_per_tool() -> None:
@@ -1065,7 +1067,11 @@ def test_system_messages_join_the_one_system_instruction() -> None:
         "parts": [{"text": "A"}, {"text": "B"}, {"text": "C"}]
     }
     assert out.value["contents"] == [{"role": "user", "parts": [{"text": "hi"}]}]
-    assert [(w.code, w.path) for w in out.warnings] == [("system_moved", "messages[2]")]
+    assert [(w.code, w.path) for w in out.warnings] == [
+        ("system_moved", "messages[2]"),
+        ("system_moved", "system"),
+        ("messages_renumbered", "messages"),
+    ]
     assert CODEC.decode_request(out.value).value.system == "A\nB\nC"
 
 

@@ -50,7 +50,12 @@ def ref_stream() -> list[dict[str, Any]]:
 
 
 def codes(converted: Any) -> list[str]:
-    return [w.code for w in converted.warnings]
+    """The warning codes, but model_filled_in: the shared cases name no model."""
+    return [w.code for w in warned(converted)]
+
+
+def warned(converted: Any) -> list[Any]:
+    return [w for w in converted.warnings if w.code != "model_filled_in"]
 
 
 def mine(part: Any) -> dict[str, Any]:
@@ -279,7 +284,8 @@ def test_reference_responses_round_trip_exactly(name: str) -> None:
 )
 def test_reference_requests_round_trip_exactly(name: str) -> None:
     decoded = CODEC.decode_request(ref(name))
-    assert decoded.warnings == []
+    continues = "previous_response_id" in name
+    assert codes(decoded) == ["previous_response_needed"] * 2 * continues
     assert encode(decoded.value) == ref(name)
 
 
@@ -343,7 +349,7 @@ def test_a_stream_cut_before_completion_assembles_the_items_like_the_sdk(case: s
 def test_request_round_trip_is_exact_for_the_weather_conversations(case: str) -> None:
     conv = cases.CONVERSATIONS[case]
     encoded = CODEC.encode_request(conv)
-    assert encoded.warnings == []
+    assert codes(encoded) == []
     # error_type is debugger metadata no vendor carries.
     expected = [
         m.model_copy(
@@ -378,7 +384,7 @@ def test_request_round_trip_keeps_calls_results_and_error_flags(case: str) -> No
 
 def test_image_result_round_trip_keeps_the_image_and_reports_the_rename() -> None:
     encoded = CODEC.encode_request(cases.IMAGE_RESULT)
-    assert codes(encoded) == ["tool_name_renamed"]
+    assert set(codes(encoded)) == {"tool_name_renamed"}
     result = CODEC.decode_request(encoded.value).value.messages[2].tool_results[0]
     assert result.content == cases.IMAGE_RESULT.messages[2].tool_results[0].content
     assert result.name == "camera_snapshot"
@@ -388,7 +394,7 @@ def test_image_result_round_trip_keeps_the_image_and_reports_the_rename() -> Non
 def test_response_round_trip_is_exact(case: str) -> None:
     resp = cases.RESPONSES[case]
     encoded = CODEC.encode_response(resp)
-    assert encoded.warnings == []
+    assert codes(encoded) == []
     assert CODEC.decode_response(encoded.value).value == cases.issued_by(
         resp.model_copy(update={"model": "gpt-4.1"}), "openai-responses"
     )
@@ -566,12 +572,8 @@ def test_encode_gives_repeated_assistant_texts_distinct_item_ids() -> None:
     body = encode(conv_with(user("a"), ok, user("b"), ok))
     ids = [i["id"] for i in body["input"] if i.get("type") == "message"]
     assert len(set(ids)) == 2
-    assert CODEC.decode_request(body).value.messages[1:4:2] == [
-        ok,
-        ok.model_copy(
-            update={"parts": [Text(text="OK.", provider_details={NAME: {"id": ids[1]}})]}
-        ),
-    ]
+    # The decoder recognises the second made-up id too: both decode to the same message.
+    assert CODEC.decode_request(body).value.messages[1:4:2] == [ok, ok]
 
 
 def test_encode_thinking_as_a_reasoning_item_before_the_call() -> None:
@@ -670,7 +672,7 @@ def test_encode_max_tokens_as_max_output_tokens_and_temperature() -> None:
     assert (back.max_tokens, back.temperature, back.model) == (100, 0.2, "gpt-5")
 
 
-def test_encode_renames_an_illegal_tool_name_everywhere_with_one_warning() -> None:
+def test_encode_renames_an_illegal_tool_name_everywhere_naming_each_place() -> None:
     encoded = CODEC.encode_request(
         cases.IMAGE_RESULT.model_copy(
             update={"tool_choice": ToolChoice(mode="tool", name="camera.snapshot")}
@@ -680,7 +682,11 @@ def test_encode_renames_an_illegal_tool_name_everywhere_with_one_warning() -> No
     assert body["tools"][0]["name"] == "camera_snapshot"
     assert body["input"][1]["name"] == "camera_snapshot"
     assert body["tool_choice"] == {"type": "function", "name": "camera_snapshot"}
-    assert codes(encoded) == ["tool_name_renamed"]
+    assert set(codes(encoded)) == {"tool_name_renamed"}
+    assert {w.path for w in encoded.warnings if w.code == "tool_name_renamed"} >= {
+        "tools[0]",
+        "tool_choice",
+    }
 
 
 def test_encode_rewrites_an_empty_call_id_on_call_and_result_alike() -> None:
@@ -691,7 +697,7 @@ def test_encode_rewrites_an_empty_call_id_on_call_and_result_alike() -> None:
     )
     call_item, output_item = encoded.value["input"]
     assert call_item["call_id"] == output_item["call_id"] != ""
-    assert codes(encoded) == ["call_id_renamed"]
+    assert codes(encoded) == ["call_id_renamed"] * 2
 
 
 def test_encode_text_next_to_results_goes_in_a_user_message_after_them() -> None:
@@ -764,16 +770,12 @@ def test_decode_keeps_hosted_tools_and_other_body_fields_for_the_round_trip() ->
 
 
 def test_decode_warns_about_items_the_model_cannot_hold() -> None:
-    decoded = CODEC.decode_request(
-        {
-            "input": [
-                user_item("hi"),
-                {"type": "web_search_call", "id": "ws_1", "status": "completed"},
-            ]
-        }
+    output = {"type": "function_call_output", "call_id": "c1", "output": "x"}
+    decoded = CODEC.decode_response(
+        {"id": "resp_1", "object": "response", "model": "gpt-4.1", "output": [output]}
     )
     assert codes(decoded) == ["item_dropped"]
-    assert decoded.warnings[0].path == "$.input[1]"
+    assert decoded.warnings[0].path == "$.output[0]"
 
 
 def test_encode_warns_once_per_part_with_foreign_provider_details() -> None:
@@ -782,13 +784,13 @@ def test_encode_warns_once_per_part_with_foreign_provider_details() -> None:
     )
     encoded = CODEC.encode_request(conv_with(Message(role="assistant", parts=[call])))
     assert codes(encoded) == ["provider_details_dropped"]
-    assert encoded.warnings[0].path == "messages[0].parts[0]"
+    assert warned(encoded)[0].path == "messages[0].parts[0]"
 
 
 def test_encode_warns_for_tool_metadata_and_structured_content_it_cannot_carry() -> None:
     encoded = CODEC.encode_request(cases.TASKS)
     assert codes(encoded) == ["tool_metadata_dropped"]
-    assert encoded.warnings[0].path == "tools[1]"
+    assert warned(encoded)[0].path == "tools[1]"
     result = ToolResult(call_id="c1", content="{}", structured={"a": 1})
     encoded = CODEC.encode_request(conv_with(Message(role="tool", parts=[result])))
     assert codes(encoded) == ["structured_content_dropped"]
