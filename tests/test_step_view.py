@@ -116,6 +116,7 @@ def test_mcp_payload_warnings_have_code_path_and_message():
         ("system_dropped", "system"),
         ("tool_choice_dropped", "tool_choice"),
         ("text_dropped", "messages[0].parts[0]"),
+        ("messages_regrouped", "messages"),
     ]
     assert v.warnings[0].message == "MCP carries no system prompt"
 

@@ -55,7 +55,11 @@ def fragment(payload: Any) -> tuple[Any, str] | None:
     """The whole payload a Gemini fragment stands for, and what was assumed; else None."""
     if isinstance(payload, dict):
         role = payload.get("role", "user")
-        if set(payload) - {"role", "parts"} or role not in _ROLES:
+        if (
+            set(payload) - {"role", "parts"}
+            or not isinstance(role, str | None)
+            or role not in _ROLES
+        ):
             return None
         if not _is_parts(payload.get("parts")):
             return None

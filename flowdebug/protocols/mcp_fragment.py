@@ -41,7 +41,10 @@ def _is_call_tool_result(obj: dict[str, Any]) -> bool:
     return (
         set(obj) <= RESULT_KEYS
         and isinstance(content, list)
-        and all(isinstance(b, dict) and b.get("type") in BLOCK_TYPES for b in content)
+        and all(
+            isinstance(b, dict) and isinstance(b.get("type"), str) and b.get("type") in BLOCK_TYPES
+            for b in content
+        )
         and isinstance(obj.get("isError", False), bool)
     )
 

@@ -45,14 +45,22 @@ def _is_call(item: Any) -> bool:
 
 
 def _is_message(payload: dict[str, Any]) -> bool:
-    if payload.get("role") not in _ROLES or not set(payload) <= _MESSAGE_KEYS:
+    if (
+        not isinstance(payload.get("role"), str)
+        or payload.get("role") not in _ROLES
+        or not set(payload) <= _MESSAGE_KEYS
+    ):
         return False
     content = payload.get("content")
     if isinstance(content, list):
         # Every Chat content part is one of a few types; "text" alone is also Anthropic's,
         # so the types decide only together with the fields each type needs.
         for part in content:
-            if not isinstance(part, dict) or part.get("type") not in _CHAT_PARTS:
+            if (
+                not isinstance(part, dict)
+                or not isinstance(part.get("type"), str)
+                or part.get("type") not in _CHAT_PARTS
+            ):
                 return False
             if part["type"] == "text" and set(part) - {"type", "text"}:
                 return False  # Anthropic text blocks carry citations / cache_control

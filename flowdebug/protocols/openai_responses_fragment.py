@@ -26,13 +26,16 @@ def _item_type(item: Any) -> str | None:
     if not isinstance(item, dict):
         return None
     kind = item.get("type")
-    if kind in _OUTPUT_ITEMS or kind in _INPUT_ITEMS:
+    if isinstance(kind, str) and (kind in _OUTPUT_ITEMS or kind in _INPUT_ITEMS):
         return kind
     if kind not in ("message", None) or not isinstance(item.get("role"), str):
         return None
     content = item.get("content")
     typed = isinstance(content, list) and bool(content)
-    if typed and all(isinstance(c, dict) and c.get("type") in _PART_TYPES for c in content):
+    if typed and all(
+        isinstance(c, dict) and isinstance(c.get("type"), str) and c.get("type") in _PART_TYPES
+        for c in content
+    ):
         return "message"
     # {"type": "message", "role": ..., "content": "text"} is Responses-only too.
     return "message" if kind == "message" and isinstance(content, str) else None
@@ -41,7 +44,7 @@ def _item_type(item: Any) -> str | None:
 def _is_output(item: dict[str, Any], kind: str) -> bool:
     if kind == "message":
         return item.get("role") == "assistant"
-    return kind in _OUTPUT_ITEMS
+    return isinstance(kind, str) and kind in _OUTPUT_ITEMS
 
 
 def fragment(payload: Any) -> tuple[dict[str, Any], str] | None:
