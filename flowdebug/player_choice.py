@@ -14,6 +14,7 @@ from flowdebug import scenarios
 from flowdebug.errors import UsageError
 from flowdebug.players import ManualPlayer, Player
 from flowdebug.players.live import LIVE_PROTOCOLS, LivePlayer, LiveSettings
+from flowdebug.redact import strip_url_credentials
 
 KINDS = ("scripted", "manual", "live")
 
@@ -27,13 +28,19 @@ class PlayerChoice:
     stream: bool = False
     api_key: str | None = field(default=None, repr=False, compare=False)
 
+    @property
+    def shown_url(self) -> str | None:
+        """``base_url`` without the credentials it may carry."""
+        return strip_url_credentials(self.base_url) if self.base_url else None
+
     def public(self) -> dict[str, Any]:
-        """Everything but the key (which becomes where it comes from)."""
+        """Everything but the key (which becomes where it comes from) and the credentials
+        inside the base URL."""
         return {
             "kind": self.kind,
             "protocol": self.protocol,
             "model": self.model,
-            "base_url": self.base_url,
+            "base_url": self.shown_url,
             "stream": self.stream,
             "api_key": "typed" if self.api_key else "environment",
         }
@@ -41,7 +48,7 @@ class PlayerChoice:
     def label(self) -> str:
         if self.kind != "live":
             return self.kind
-        where = self.base_url or "vendor API"
+        where = self.shown_url or "vendor API"
         return f"{self.protocol}:{self.model or 'default model'} @ {where}"
 
 

@@ -10,6 +10,9 @@ Two rules, applied to JSON on its way out:
 - by value: the values of environment variables named like secrets (``OPENAI_API_KEY``,
   ``GEMINI_API_KEY``, ...) and any key the app registered with :func:`register_secret`
   (one typed in the sidebar) are replaced wherever they occur, in any text.
+
+A URL's own credentials (``https://user:pass@host``, ``?key=...``, ``&token=...``) are
+removed by :func:`strip_url_credentials` wherever flowdebug shows or keeps a URL it was given.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import os
 import re
 import threading
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from flowdebug.sandbox import SECRET_NAME
 
@@ -115,3 +119,56 @@ def redact_value(value: Any) -> Any:
     """JSON ``value`` with both rules applied."""
     text = json.dumps(value, ensure_ascii=False)
     return json.loads(redact_json_text(text))
+
+
+# A URL inside free text: what an error message or a log line may quote.
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
+# Query parameters that carry a credential, beyond the names :func:`is_secret_name` knows.
+_SECRET_PARAMS = frozenset({"sig", "signature"})
+
+
+def strip_url_credentials(url: str) -> str:
+    """``url`` without its credentials: ``user:pass@`` is dropped and the value of every
+    credential query parameter (``key``, ``api_key``, ``token``, ``access_token``,
+    ``password``...) becomes ``[redacted]``. Anything that is not a URL comes back as is."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises on a malformed port)
+    except ValueError:
+        return url
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = netloc.rsplit("@", 1)[1]
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(_secret_param(k) for k, _ in pairs):
+            query = urlencode(
+                [(k, REDACTED if _secret_param(k) else v) for k, v in pairs], safe="[]"
+            )
+    if netloc == parts.netloc and query == parts.query:
+        return url
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
+def _secret_param(name: str) -> bool:
+    return name.lower() in _SECRET_PARAMS or is_secret_name(name)
+
+
+def strip_urls_in_text(text: str) -> str:
+    """``text`` with :func:`strip_url_credentials` applied to every URL it quotes."""
+    if "://" not in text:
+        return text
+    return _URL.sub(lambda m: strip_url_credentials(m.group(0)), text)
+
+
+def url_secrets(url: str) -> list[str]:
+    """The credential values inside ``url`` (password, credential query values), to
+    :func:`register_secret` so they are redacted wherever else they turn up."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return []
+    found = [parts.password] if parts.password else []
+    found += [v for k, v in parse_qsl(parts.query) if v and _secret_param(k)]
+    return found

@@ -20,7 +20,7 @@ from flowdebug.errors import FlowdebugError
 from flowdebug.jobs import Job
 from flowdebug.player_choice import KINDS, PlayerChoice, make_player
 from flowdebug.players.live import LIVE_PROTOCOLS
-from flowdebug.redact import register_secret
+from flowdebug.redact import register_secret, url_secrets
 from flowdebug.render import Style
 from flowdebug.store import Store, open_store
 
@@ -103,8 +103,9 @@ def player_choice() -> PlayerChoice:
 
 def _apply_player() -> None:
     choice = player_choice()
-    if choice.api_key:
-        register_secret(choice.api_key)  # never saved, exported or logged, even by accident
+    # Never saved, exported or logged, even by accident: the key and a URL's own credentials.
+    for secret in [choice.api_key or "", *url_secrets(choice.base_url or "")]:
+        register_secret(secret)
     try:
         session().player = make_player(choice, session().state.scenario)
     except FlowdebugError as e:
@@ -212,7 +213,7 @@ def sidebar() -> None:
                 )
                 st.checkbox("Stream", key="live_stream")
             st.button("Use this player", key="apply_player", on_click=_apply_player)
-            st.caption(f"Now: {getattr(session().player, 'name', '?')}")
+            st.caption(f"Now: {literal(getattr(session().player, 'name', '?'))}")
         global _status_slot
         _status_slot = st.empty()
         refresh_status()
@@ -231,7 +232,8 @@ def refresh_status() -> None:
         return
     s = session()
     _status_slot.caption(
-        f"Scenario **{s.state.scenario or '(imported)'}** · step {s.state.step} · {s.state.status}"
+        f"Scenario **{literal(s.state.scenario or '(imported)')}** · step {s.state.step} · "
+        f"{literal(s.state.status)}"
     )
 
 
@@ -259,6 +261,25 @@ def code_span(text: str) -> str:
     fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
     pad = " " if text[:1] == "`" or text[-1:] == "`" or not text else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+# Every ASCII punctuation character: CommonMark lets a backslash make any of them literal, and
+# between them they start everything Markdown and Streamlit give a meaning to (links, images,
+# HTML, emphasis, code, headings, lists, tables, :color[...] directives, $math$).
+_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
+
+
+def literal(text: object) -> str:
+    """``text`` as Markdown that shows exactly as typed, for anything a person, a model, a
+    tool or an import supplied: no link, image, HTML, emphasis or heading can come of it.
+    Line breaks stay line breaks."""
+    escaped = _PUNCTUATION.sub(lambda m: "\\" + m.group(0), str(text))
+    return "  \n".join(line.strip() for line in escaped.splitlines())
+
+
+def literal_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` for ``st.table``, which renders its cells as Markdown: every text cell literal."""
+    return [{k: literal(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
 
 
 def scenario_names() -> list[str]:
@@ -317,4 +338,4 @@ def show_error() -> None:
     """The last refused action's reason, shown once."""
     message = st.session_state.pop("fd_error", None)
     if message:
-        st.error(message, icon="⛔")
+        st.error(literal(message), icon="⛔")

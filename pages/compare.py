@@ -33,7 +33,7 @@ if st.session_state.get("fd_compare_for") != asked:
 st.markdown(
     f"**Request:** {plural(len(request.messages), 'message')}, "
     f"{plural(len(request.tools), 'tool')} "
-    f"({', '.join(t.name for t in request.tools) or 'none'})"
+    f"({common.literal(', '.join(t.name for t in request.tools) or 'none')})"
 )
 
 
@@ -107,14 +107,14 @@ if st.button("Compare", key="cmp_run", type="primary"):
         with st.spinner("Asking every model…"):
             st.session_state.fd_compare = [r.summary() for r in compare(request, _players(emu))]
     except FlowdebugError as e:
-        st.error(str(e))
+        st.error(common.literal(e))
 if st.session_state.get("fd_compare"):
     rows = st.session_state.fd_compare
     st.dataframe(rows, width="stretch", hide_index=True)
     # A table cell cuts a long message short: each failure is also written out whole.
     for row in rows:
         if row["error"]:
-            st.error(f"**{row['player']}** failed: {row['error']}")
+            st.error(f"**{common.literal(row['player'])}** failed: {common.literal(row['error'])}")
 
 # -- A/B -----------------------------------------------------------------------------------------
 st.subheader("A/B test a tool description")
@@ -158,6 +158,6 @@ if st.button("Run the A/B test", key="ab_run", type="primary"):
             result = ab_test(request, tool, variants, lambda: player, runs=runs)
         st.session_state.fd_ab = result.table()
     except FlowdebugError as e:
-        st.error(str(e))
+        st.error(common.literal(e))
 if st.session_state.get("fd_ab"):
     st.dataframe(st.session_state.fd_ab, width="stretch", hide_index=True)

@@ -113,7 +113,7 @@ st.markdown(
     f"{upcoming}</small>",
     unsafe_allow_html=True,
 )
-st.info(f"{status_icon} {state.status_text}")
+st.info(f"{status_icon} {common.literal(state.status_text)}")
 if s.done:
     st.caption("The cycle is over: Undo, edit the history, or Reset to go again.")
 with st.expander("What happens in this phase, protocol by protocol", expanded=common.presenter()):
@@ -137,7 +137,7 @@ if state.status == "awaiting_approval" and waiting:
         if not s.state.toolset.get(call.name).tool.destructive:
             continue
         with st.container(border=True):
-            st.markdown(f"**{call.name}** `{call.id}`")
+            st.markdown(f"**{common.literal(call.name)}** {common.code_span(call.id)}")
             args = st.text_area(
                 "Arguments (edit to run with different ones)",
                 json.dumps(call.arguments, indent=2),
@@ -147,8 +147,9 @@ if state.status == "awaiting_approval" and waiting:
             edited, problems = edited_arguments(args, tool.parameters)
             if edited is not None and problems:
                 st.warning(
-                    f"These arguments break {call.name}'s schema, so the runtime will refuse "
-                    "the call as a validation error:\n" + "\n".join(f"- `{p}`" for p in problems)
+                    f"These arguments break {common.literal(call.name)}'s schema, so the runtime "
+                    "will refuse the call as a validation error:\n"
+                    + "\n".join(f"- {common.code_span(p)}" for p in problems)
                 )
             a, e, r = st.columns(3)
             if a.button("Approve", key=f"approve_{call.id}"):
@@ -156,13 +157,13 @@ if state.status == "awaiting_approval" and waiting:
                 st.rerun()
             if e.button("Run edited", key=f"edit_{call.id}"):
                 if edited is None:
-                    st.error(f"Arguments not changed: {problems[0]}")
+                    st.error(f"Arguments not changed: {common.literal(problems[0])}")
                 else:
                     try:
                         s.decide(call.id, Edit(arguments=edited))
                         st.rerun()
                     except (ValueError, FlowdebugError) as err:
-                        st.error(f"Arguments not changed: {err}")
+                        st.error(f"Arguments not changed: {common.literal(err)}")
             if r.button("Reject", key=f"reject_{call.id}"):
                 s.decide(call.id, Reject(reason="rejected in the debugger"))
                 st.rerun()
@@ -192,7 +193,7 @@ if isinstance(s.player, ManualPlayer) and state.next_phase == "request" and stat
                 s.player.write(Message.model_validate_json(text))
                 st.success("Queued: press Step.")
             except (ValueError, FlowdebugError) as err:
-                st.error(f"Not queued: {err}")
+                st.error(f"Not queued: {common.literal(err)}")
 
 # -- the graphs -----------------------------------------------------------------------------
 chosen = common.chosen_protocols()

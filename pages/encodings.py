@@ -52,4 +52,4 @@ for tab, label in zip(st.tabs(labels), labels, strict=True):
                     wrap_lines=True,
                 )
                 for w in item.warnings:
-                    col.caption(f"⚠ {w.path}: {w.message}")
+                    col.caption(f"⚠ {common.literal(w.path)}: {common.literal(w.message)}")

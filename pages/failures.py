@@ -67,7 +67,7 @@ def _restart() -> None:
     common.load_scenario(s.state.scenario)
     common.session().set_faults(faults)
     st.session_state.fd_notice = (
-        f"Restarted **{s.state.scenario}** with "
+        f"Restarted **{common.literal(s.state.scenario)}** with "
         f"{len(faults)} fault(s): step through it on the Debugger."
     )
 
@@ -133,7 +133,7 @@ if not s.state.faults:
     st.caption("None: the session runs as its scenario says.")
 for i, f in enumerate(s.state.faults):
     row = st.columns([3, 1, 5, 1], vertical_alignment="center")
-    row[0].markdown(f"`{f.spec}`")
+    row[0].markdown(common.code_span(f.spec))
     row[1].markdown(f.phase)
     row[2].markdown(f.info.description)
     row[3].button("Remove", key=f"fault_remove_{i}", on_click=_remove, args=(i,), width="stretch")
@@ -163,21 +163,22 @@ try:
     with st.spinner(f"Replaying {s.state.scenario} with the faults…"):
         p = preview(s.state, s.state.faults, chosen)
 except FlowdebugError as e:
-    st.error(f"No preview: {e}", icon="⛔")
+    st.error(f"No preview: {common.literal(e)}", icon="⛔")
     st.stop()
 
 icon = {"finished": "✅", "halted": "🛑", "awaiting_approval": "✋", "error": "⛔"}
 st.markdown(
-    f"Replayed **{p.scenario}** from the start with "
-    + ", ".join(f"`{f.spec}`" for f in p.faults)
-    + f" — {icon.get(p.status, '▶️')} {p.status_text}"
+    f"Replayed **{common.literal(p.scenario)}** from the start with "
+    + ", ".join(common.code_span(f.spec) for f in p.faults)
+    + f" — {icon.get(p.status, '▶️')} {common.literal(p.status_text)}"
 )
 if p.errors:
     st.markdown(
         "**Error results:** "
         + " · ".join(
-            f"`{e.error_type}` on {e.tool} `{e.call_id}`"
-            + (f" (fault `{e.fault}`)" if e.fault else "")
+            f"{common.code_span(e.error_type)} on {common.literal(e.tool)} "
+            + common.code_span(e.call_id)
+            + (f" (fault {common.code_span(e.fault)})" if e.fault else "")
             for e in p.errors
         )
     )
@@ -215,7 +216,7 @@ rows = [
 ]
 st.markdown("**What each vendor would reject, and with which message**")
 if rows:
-    st.table(rows, border="horizontal")
+    st.table(common.literal_rows(rows), border="horizontal")
 else:
     st.caption("Every vendor accepts this history: the linter finds nothing.")
 
@@ -225,7 +226,7 @@ for row in range(0, len(chosen), per_row):
         e = p.effects[name]
         with col:
             st.markdown(f"#### {e.title}")
-            st.markdown(f"{verdict_badge(e.verdict)} · **{e.label}**")
+            st.markdown(f"{verdict_badge(e.verdict)} · **{common.literal(e.label)}**")
             diff, body = st.tabs(["Effect: vs. no faults", "Whole continuation"])
             if e.diff:
                 diff.code(e.diff, language="diff", wrap_lines=True)
@@ -238,4 +239,7 @@ for row in range(0, len(chosen), per_row):
             if e.warnings:
                 with st.expander(f"Conversion warnings ({len(e.warnings)})"):
                     for w in e.warnings:
-                        st.markdown(f"⚠ `{w.code}` · `{w.path}`  \n{w.message}")
+                        st.markdown(
+                            f"⚠ {common.code_span(w.code)} · {common.code_span(w.path)}  \n"
+                            + common.literal(w.message)
+                        )

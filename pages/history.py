@@ -85,7 +85,7 @@ def _undo() -> None:
 def _show_refusal(key: str) -> None:
     """The reason an edit was refused, right under the editor it came from."""
     if refused and refused[0] == key:
-        st.error(refused[1], icon="⛔")
+        st.error(common.literal(refused[1]), icon="⛔")
         shown.add(key)
 
 
@@ -132,7 +132,8 @@ if branches:
             help="Forks made here; each keeps its own history and undo",
         )
 st.caption(
-    f"{len(conv.messages)} messages · step {s.state.step} · {s.state.status_text}. "
+    f"{len(conv.messages)} messages · step {s.state.step} · "
+    f"{common.literal(s.state.status_text)}. "
     "Edit a part as JSON and press Save; an invalid edit is refused with its reason."
 )
 common.show_error()
@@ -140,7 +141,7 @@ refused = st.session_state.pop("history_error", None)  # (editor key, reason)
 top_error = st.empty()  # the reason goes here unless its editor is shown below
 shown: set[str] = set()
 if notice := st.session_state.pop("history_notice", None):
-    st.success(notice, icon="✅")
+    st.success(common.literal(notice), icon="✅")
 
 # Editors showing an older history (after an edit, an undo, a branch switch) are refilled;
 # otherwise what the person typed stays, so a refused edit can be corrected.
@@ -158,11 +159,11 @@ if not pairs:
     st.write("No tool calls yet.")
 else:
     rows = [{k: "—" if v is None else str(v) for k, v in r.items()} for r in pair_rows(pairs)]
-    table = pd.DataFrame(rows)
-    bad = {p.problem for p in pairs if p.problem}
+    table = pd.DataFrame(common.literal_rows(rows))
+    bad = {common.literal(p.problem) for p in pairs if p.problem}
     st.table(table.style.apply(_highlight("problem", bad), axis=1), hide_index=True)
 for line in problems:
-    st.error(line, icon="🔗")
+    st.error(common.literal(line), icon="🔗")
 pending = [p for p in pairs if p.result_message is None and p.problem is None]
 if pairs and not problems:
     if pending:
@@ -180,7 +181,7 @@ if findings:
         [
             {
                 "level": f"{LEVEL_ICONS[r['level']]} {r['level']}",
-                **{k: r[k] for k in ("protocol", "path", "message")},
+                **common.literal_rows([{k: r[k] for k in ("protocol", "path", "message")}])[0],
             }
             for r in findings
         ]
@@ -224,7 +225,8 @@ for i in range(start, min(n, start + PAGE)):
             text = _editor(f"part_{i}_{j}", part_json(part))
             cols = st.columns([8, 1], vertical_alignment="bottom")
             cols[0].text_area(
-                f"messages[{i}].parts[{j}] · **{part.kind}** — {part_summary(part)}",
+                f"messages[{i}].parts[{j}] · **{part.kind}** — "
+                + common.literal(part_summary(part)),
                 key=f"part_{i}_{j}",
                 height=min(max(100, 26 * (text.count("\n") + 2)), 340),
             )
@@ -259,4 +261,4 @@ for i in range(start, min(n, start + PAGE)):
                 _show_refusal(f"ins_body_{i}")
 
 if refused and refused[0] not in shown:
-    top_error.error(refused[1], icon="⛔")
+    top_error.error(common.literal(refused[1]), icon="⛔")

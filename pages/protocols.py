@@ -96,7 +96,7 @@ def _status(change: Change | None, label: str) -> str:
             "nothing to compare: the session was reopened after an edit, so the step before is gone"
         )
     if change.status == "changed":
-        paths = ", ".join(f"`{p}`" for p in change.paths) or "see *What changed*"
+        paths = ", ".join(common.code_span(p) for p in change.paths) or "see *What changed*"
         return f":orange-background[**changed** since {change.before}:] {paths}"
     if change.status == "unchanged" and change.before and change.before != label:
         return f"unchanged (same as {change.before})"
@@ -124,7 +124,7 @@ def _payload(v: StepView, kind: str) -> None:
     else:
         st.caption(_status(v.diffs.get(kind), p.label))
     if not p.value:
-        why = "; ".join(w.message for w in p.warnings)
+        why = common.literal("; ".join(w.message for w in p.warnings))
         st.caption(
             f"Nothing on the wire: {v.title} has no model {kind}" + (f" ({why})." if why else ".")
         )
@@ -146,7 +146,7 @@ def _changes(v: StepView) -> None:
         elif change.status != "changed":
             st.caption(_status(change, label))
         else:
-            st.markdown("\n".join(f"- `{p}`" for p in change.paths))
+            st.markdown("\n".join(f"- {common.code_span(p)}" for p in change.paths))
             _code(change.diff, language="diff")
 
 
@@ -155,12 +155,18 @@ def _lint(v: StepView) -> None:
     if not v.findings:
         st.caption("The linter finds nothing this vendor would object to.")
     for f in v.findings:
-        st.markdown(f"{LEVEL_ICONS[f.level]} `{f.code}` · `{f.path}`  \n{f.message}")
+        st.markdown(
+            f"{LEVEL_ICONS[f.level]} {common.code_span(f.code)} · {common.code_span(f.path)}  \n"
+            + common.literal(f.message)
+        )
     st.markdown("**Conversion warnings**")
     if not v.warnings:
         st.caption("None: this protocol carries everything in the payloads.")
     for w in v.warnings:
-        st.markdown(f"⚠ `{w.code}` · `{w.path}`  \n{w.message}")
+        st.markdown(
+            f"⚠ {common.code_span(w.code)} · {common.code_span(w.path)}  \n"
+            + common.literal(w.message)
+        )
 
 
 def _wire(v: StepView) -> None:
@@ -168,7 +174,7 @@ def _wire(v: StepView) -> None:
     if w is None:
         st.caption("No live exchange for this turn (live players record one per call).")
         return
-    st.caption(f"step {w.step} · HTTP {w.status or '?'} · {w.url or ''}")
+    st.caption(f"step {w.step} · HTTP {w.status or '?'} · {common.literal(w.url or '')}")
     codec, wire = st.columns(2)
     with codec:
         st.markdown("**Codec encoding**")
@@ -177,7 +183,7 @@ def _wire(v: StepView) -> None:
         st.markdown("**On the wire**")
         _code(pretty(w.request))
     for d in w.differences:
-        st.markdown(f"- {d}")
+        st.markdown(f"- {common.literal(d)}")
     if w.diff:
         _code(w.diff, language="diff")
     else:

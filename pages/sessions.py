@@ -33,7 +33,7 @@ def _open(session_id: str) -> None:
 # -- saved sessions ---------------------------------------------------------------------------
 saved = store.list()
 if notice := st.session_state.pop("sessions_notice", None):
-    st.success(notice)
+    st.success(common.literal(notice))
 st.dataframe(
     [
         {
@@ -135,9 +135,9 @@ try:
         on_click="ignore",
     )
     for w in out.warnings:
-        st.caption(f"⚠ {w}")
+        st.caption(f"⚠ {common.literal(w)}")
     if fmt in ("snippet", "mermaid", "dot", "request", "trace") and isinstance(out.data, str):
-        with st.expander(f"Preview {out.filename}"):
+        with st.expander(f"Preview {common.literal(out.filename)}"):
             st.code(
                 out.data[:20_000],
                 language="python"
@@ -147,7 +147,7 @@ try:
                 else None,
             )
 except FlowdebugError as e:
-    st.error(f"Cannot export as {fmt}: {e}")
+    st.error(f"Cannot export as {fmt}: {common.literal(e)}")
 
 # -- import -------------------------------------------------------------------------------------
 st.subheader("Import")
@@ -172,4 +172,4 @@ if st.button("Import as a new session", key="imp_go", type="primary"):
             )
             st.rerun()
         except FlowdebugError as e:
-            st.error(f"Not imported: {e}")
+            st.error(f"Not imported: {common.literal(e)}")

@@ -100,7 +100,7 @@ def _undo() -> None:
 def _say(where: str) -> None:
     """The outcome of the last action, beside the control it came from."""
     if said and said[0] == where:
-        (st.error if said[1] == "error" else st.success)(said[2])
+        (st.error if said[1] == "error" else st.success)(common.literal(said[2]))
 
 
 # -- header and table -------------------------------------------------------------------------
@@ -129,7 +129,7 @@ _say("top")
 
 rows = tool_rows(toolset, findings, s.state.policy.default_timeout)
 if rows:
-    table = pd.DataFrame(rows)
+    table = pd.DataFrame(common.literal_rows(rows))
     table["findings"] = [
         f"{r['findings']} ({r['errors']} error{'s' if r['errors'] != 1 else ''})"
         if r["errors"]
@@ -223,7 +223,8 @@ with right:
             )
         case _:
             st.info(
-                f"This tool's handler is `{kind}` (set by the scenario); pick another kind "
+                f"This tool's handler is {common.code_span(kind)} (set by the scenario); pick "
+                "another kind "
                 "to replace it."
             )
     buttons = st.columns(2)
@@ -256,7 +257,7 @@ if text.strip():
     try:
         imported = parse_tools(text)
     except FlowdebugError as e:
-        st.error(f"Nothing imported — {e}", icon="⛔")
+        st.error(f"Nothing imported — {common.literal(e)}", icon="⛔")
     else:
         title = (
             protocols.get(imported.protocol).title
@@ -265,21 +266,23 @@ if text.strip():
         )
         # The source names the vendor already ("MCP (JSON-RPC) tools/list result").
         where = imported.source if title in imported.source else f"{imported.source} ({title})"
-        st.success(f"Detected **{where}**: {plural(len(imported.tools), 'tool')}.")
+        st.success(f"Detected **{common.literal(where)}**: {plural(len(imported.tools), 'tool')}.")
         st.table(
-            [
-                {
-                    "name": t.name,
-                    "description": t.description or "",
-                    "required": ", ".join(required_parameters(t)),
-                    "import": "replaces the declaration" if t.name in toolset.names else "new",
-                }
-                for t in imported.tools
-            ],
+            common.literal_rows(
+                [
+                    {
+                        "name": t.name,
+                        "description": t.description or "",
+                        "required": ", ".join(required_parameters(t)),
+                        "import": "replaces the declaration" if t.name in toolset.names else "new",
+                    }
+                    for t in imported.tools
+                ]
+            ),
             hide_index=True,
         )
         for w in imported.warnings:
-            st.caption(f"⚠ {w.path}: {w.message}")
+            st.caption(f"⚠ {common.literal(w.path)}: {common.literal(w.message)}")
         st.button(
             f"Add {len(imported.tools)} tool(s)",
             key="paste_import",
@@ -298,7 +301,7 @@ for e in toolset.entries:
     with st.container(border=True):
         badge = f"{LEVEL_ICONS[worst]} {len(found)} finding(s)" if worst else "✅ no findings"
         st.markdown(f"#### {common.code_span(e.tool.name)}")
-        st.caption(f"{e.handler.kind} handler · {badge}")
+        st.caption(f"{common.literal(e.handler.kind)} handler · {badge}")
         schema_col, lint_col = st.columns(2, gap="large")
         schema_col.code(
             json.dumps(e.tool.parameters, indent=2, ensure_ascii=False), language="json"
@@ -306,7 +309,8 @@ for e in toolset.entries:
         if found:
             lint_col.markdown(
                 "\n".join(
-                    f"- {LEVEL_BADGES[r['level']]} {r['message']} · `{r['code']}`"
+                    f"- {LEVEL_BADGES[r['level']]} {common.literal(r['message'])} · "
+                    + common.code_span(r["code"])
                     for r in finding_rows(found)
                 )
             )

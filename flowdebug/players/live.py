@@ -29,8 +29,10 @@ from flowdebug.players.assembly import ArgumentAssembler, ArgumentSnapshot, asse
 from flowdebug.players.base import PlayerTurn, WireExchange
 from flowdebug.players.differences import wire_differences
 from flowdebug.players.live_errors import KEY_VARS, classify, key_hint
+from flowdebug.players.live_keys import env_key_allowed
 from flowdebug.players.wire import Capture, Recording, Secret
 from flowdebug.protocols.base import ConversionWarning
+from flowdebug.redact import strip_url_credentials
 
 log = logging.getLogger(__name__)
 
@@ -45,12 +47,14 @@ DEFAULT_MODELS = {
 NO_KEY = "no-key"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class LiveSettings:
     """How to reach one model. ``tool_choice`` / ``parallel`` / ``model`` / ``temperature``
     / ``max_tokens`` override the conversation's own when set. ``api_key`` (a str is
-    wrapped) falls back to the vendor's environment variable; with a ``base_url`` and no
-    key at all, a placeholder is sent (local servers need none). ``timeout`` is the SDK's:
+    wrapped) falls back to the vendor's environment variable only when ``base_url`` is the
+    vendor's own or one the host allowed (:mod:`flowdebug.players.live_keys`); any other
+    ``base_url`` without a typed key gets a placeholder (local servers need none). Credentials
+    inside ``base_url`` are used on the wire but never shown or saved. ``timeout`` is the SDK's:
     seconds to connect and between bytes. ``max_retries`` defaults to 0 so a debugger shows
     every failure instead of the SDK silently retrying it."""
 
@@ -79,25 +83,46 @@ class LiveSettings:
         return self.model or DEFAULT_MODELS[self.protocol]
 
     @property
+    def trusted(self) -> bool:
+        """Does ``base_url`` lead to the vendor (or a URL the host allowed)?"""
+        return env_key_allowed(self.protocol, self.base_url)
+
+    @property
     def key_source(self) -> str:
-        """Where the key comes from: ``typed``, the env var's name, ``none``."""
+        """Where the key comes from: ``typed``, the env var's name, ``placeholder``, ``none``."""
         if self.api_key:
             return "typed"
-        return next((v for v in KEY_VARS[self.protocol] if os.environ.get(v)), "none")
+        if self.trusted:
+            found = next((v for v in KEY_VARS[self.protocol] if os.environ.get(v)), None)
+            if found:
+                return found
+        return "placeholder" if self.base_url else "none"
+
+    @property
+    def shown_url(self) -> str | None:
+        """``base_url`` without the credentials it may carry: what may be shown or saved."""
+        return strip_url_credentials(self.base_url) if self.base_url else None
 
     def public(self) -> dict[str, Any]:
-        """The settings safe to save or show: everything but the key itself."""
+        """The settings safe to save or show: no key, no credential inside the base URL."""
         data = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "api_key"}
+        data["base_url"] = self.shown_url
         if self.tool_choice is not None:
             data["tool_choice"] = self.tool_choice.model_dump(exclude_none=True)
         return {**data, "api_key": self.key_source}
 
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.public().items() if v is not None)
+        return f"LiveSettings({shown})"
+
     def resolve_key(self) -> str:
+        """The key to send: the typed one; the environment's when the base URL is trusted;
+        a placeholder for any other base URL."""
         if isinstance(self.api_key, Secret) and self.api_key:
             return self.api_key.reveal()
-        for var in KEY_VARS[self.protocol]:
-            if os.environ.get(var):
-                return os.environ[var]
+        source = self.key_source
+        if source in KEY_VARS[self.protocol]:
+            return os.environ[source]
         if self.base_url:
             return NO_KEY
         raise ProviderError(self.protocol, None, "no API key", key_hint(self.protocol))
@@ -256,7 +281,7 @@ class LivePlayer:
             capture,
             failure,
             model=model,
-            base_url=s.base_url,
+            base_url=s.shown_url,
             timeout=s.timeout,
             secret=secret,
             decode_error=decode_error,

@@ -13,6 +13,7 @@ from typing import Any
 
 from flowdebug.errors import ProviderError
 from flowdebug.players.wire import REDACTED, Capture
+from flowdebug.redact import strip_urls_in_text
 
 KEY_VARS = {
     "anthropic": ("ANTHROPIC_API_KEY",),
@@ -130,6 +131,7 @@ def _root(exc: BaseException | None) -> str:
 
 
 def _scrub(text: str, secret: str | None) -> str:
+    text = strip_urls_in_text(text)
     return text.replace(secret, REDACTED) if secret and len(secret) >= 4 else text
 
 

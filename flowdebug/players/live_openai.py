@@ -31,6 +31,10 @@ def send(body: dict[str, Any], settings: LiveSettings, key: str, recording: Reco
             max_retries=settings.max_retries,
             http_client=http,
         )
+        if not settings.trusted:
+            # The SDK adds OPENAI_ORG_ID / OPENAI_PROJECT_ID from the server's environment:
+            # they describe the host's account, not for a server someone typed in.
+            client.organization = client.project = None
         if settings.protocol == "openai-responses":
             create: Any = client.responses.create
         else:

@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from flowdebug.redact import strip_url_credentials
 
 REDACTED = "[redacted]"
 SECRET_HEADERS = frozenset(
     {"x-api-key", "authorization", "x-goog-api-key", "api-key", "proxy-authorization", "cookie"}
 )
-SECRET_PARAMS = frozenset({"key", "api_key", "apikey"})
 
 
 class Secret:
@@ -63,12 +63,9 @@ def redact_headers(headers: Any) -> dict[str, str]:
 
 
 def redact_url(url: str) -> str:
-    """``url`` with credential query parameters (``?key=...``) replaced."""
-    parts = urlsplit(url)
-    if not parts.query:
-        return url
-    query = [(k, REDACTED if k.lower() in SECRET_PARAMS else v) for k, v in parse_qsl(parts.query)]
-    return urlunsplit(parts._replace(query=urlencode(query, safe="[]")))
+    """``url`` without ``user:pass@`` and with credential query parameters (``?key=...``)
+    replaced."""
+    return strip_url_credentials(url)
 
 
 class SSEParser:

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app.markdown import shown
+
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "compare.py"
 
 
@@ -60,7 +62,9 @@ def test_compare_with_a_live_player_and_no_key_reports_the_error_per_row(at, mon
     rows = at.session_state.fd_compare
     assert all("no API key" in (r["error"] or "") for r in rows)
     # the table cuts long text: every error is also written out whole below it
-    assert [e.value for e in at.error] == [f"**{r['player']}** failed: {r['error']}" for r in rows]
+    assert [shown(e.value) for e in at.error] == [
+        f"**{r['player']}** failed: {r['error']}" for r in rows
+    ]
 
 
 def test_another_scenario_gets_its_own_emulator_and_old_results_go(at):

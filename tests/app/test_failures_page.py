@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from flowdebug.faults import CATALOG, Fault
+from tests.app.markdown import cells, shown
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "failures.py"
 
@@ -62,7 +63,7 @@ def test_exception_on_get_weather_shows_the_error_in_every_encoding_and_removing
     assert '{\\"error\\": \\"RuntimeError: injected failure\\"}' in responses
     assert '+              "error": "RuntimeError: injected failure"' in gemini
     assert '+        "isError": true' in mcp
-    assert any("`exception` on get_weather `call_1`" in m.value for m in at.markdown)
+    assert any("`exception` on get_weather `call_1`" in shown(m.value) for m in at.markdown)
 
     at.button(key="fault_remove_0").click().run()
     assert session(at).state.faults == []
@@ -74,7 +75,7 @@ def test_exception_on_get_weather_shows_the_error_in_every_encoding_and_removing
 def test_a_protocol_fault_lists_what_each_vendor_rejects(at):
     apply(at, "drop_result", "nth", 1)
     assert session(at).state.faults == [Fault(kind="drop_result", nth=1)]
-    rows = next(t.value for t in at.table if "code" in t.value.columns)
+    rows = cells(next(t.value for t in at.table if "code" in t.value.columns))
     assert list(rows["code"]) == ["missing_result"] * 5
     messages = list(rows["vendor's message"])
     assert messages[2] == "No tool output found for function call call_1."
@@ -86,7 +87,7 @@ def test_a_protocol_fault_lists_what_each_vendor_rejects(at):
 
 def test_a_bad_param_shows_the_reason_and_changes_nothing(at):
     apply(at, "rate_limited", "all", retry_after="soon")
-    assert "retry_after must be a float, not 'soon'" in at.error[0].value
+    assert "retry_after must be a float, not 'soon'" in shown(at.error[0].value)
     assert session(at).state.faults == []
 
 

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from flowdebug.debugger import Session
+from tests.app.markdown import cells, shown
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "history.py"
 
@@ -37,7 +38,7 @@ def session(at: AppTest) -> Session:
 
 
 def errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
+    return [shown(e.value) for e in at.error]
 
 
 def test_the_page_runs_on_the_default_scenario():
@@ -57,7 +58,7 @@ def test_every_part_is_shown_as_json_and_the_pairing_is_checked(at):
     assert (call["kind"], call["arguments"]["location"]) == ("tool_call", "Tokyo")
     result = json.loads(at.text_area(key="part_2_1").value)
     assert (result["is_error"], result["error_type"]) == (True, "timeout")
-    pairs = at.table[0].value
+    pairs = cells(at.table[0].value)
     assert list(pairs["error"]) == ["", "timeout"]
     assert list(pairs["problem"]) == ["", ""]
     assert errors(at) == []
@@ -69,7 +70,7 @@ def test_a_valid_part_edit_changes_the_conversation(at):
     at.button(key="save_part_3_0").click().run()
     assert errors(at) == []
     assert session(at).conversation.messages[3].parts[0].text == "It is sunny in Paris."
-    assert any("Saved messages[3].parts[0]" in s.value for s in at.success)
+    assert any("Saved messages[3].parts[0]" in shown(s.value) for s in at.success)
     assert json.loads(at.text_area(key="part_3_0").value) == edited
 
 
@@ -103,8 +104,8 @@ def test_deleting_the_results_shows_the_pairing_problems(at):
     assert [m.role for m in session(at).conversation.messages] == ["user", "assistant", "assistant"]
     problems = [e for e in errors(at) if "no result" in e]
     assert len(problems) == 2 and problems[0].startswith("messages[1]: get_weather call")
-    assert list(at.table[0].value["problem"]) == ["no result", "no result"]
-    lint = at.table[1].value
+    assert list(cells(at.table[0].value)["problem"]) == ["no result", "no result"]
+    lint = cells(at.table[1].value)
     assert "⛔ error" in set(lint["level"])
     assert {"anthropic", "openai-chat"} <= set(lint["protocol"])
     at.button(key="history_undo").click().run()

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from flowdebug import protocols
 from flowdebug.handlers import FixedHandler, PythonHandler
 from tests import cases
+from tests.app.markdown import cells, shown
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "tools.py"
 
@@ -32,13 +33,13 @@ def state_json(at: AppTest) -> str:
 
 
 def errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
+    return [shown(e.value) for e in at.error]
 
 
 def test_the_page_shows_the_default_scenarios_tool(at):
     assert at.title[0].value == "Tools"
     assert errors(at) == []
-    table = at.table[0].value
+    table = cells(at.table[0].value)
     assert list(table["name"]) == ["get_weather"]
     assert list(table["handler"]) == ["python"]
     assert at.selectbox(key="tool_pick").value == "get_weather"
@@ -99,15 +100,15 @@ def test_adding_and_deleting_a_tool(at):
 def test_pasting_an_openai_chat_tools_list_adds_those_tools(at):
     tools = protocols.get("openai-chat").encode_request(cases.TASKS).value["tools"]
     at.text_area(key="paste_text").input(json.dumps(tools, indent=2)).run()
-    assert any("OpenAI Chat tools list" in s.value for s in at.success)
-    assert list(at.table[1].value["name"]) == ["create_task", "complete_task"]
+    assert any("OpenAI Chat tools list" in shown(s.value) for s in at.success)
+    assert list(cells(at.table[1].value)["name"]) == ["create_task", "complete_task"]
     at.button(key="paste_import").click().run()
     assert errors(at) == []
     assert toolset(at).names == ["get_weather", "create_task", "complete_task"]
     assert toolset(at).get("create_task").handler == FixedHandler(result="ok")
     assert isinstance(toolset(at).get("get_weather").handler, PythonHandler)
     assert at.text_area(key="paste_text").value == ""
-    assert [m.value for m in at.success] == ["Imported 2 tool(s)."]
+    assert [shown(m.value) for m in at.success] == ["Imported 2 tool(s)."]
 
 
 @pytest.mark.parametrize(
@@ -131,7 +132,7 @@ def test_lint_findings_appear_beside_each_tool(at):
     lines = " ".join(m.value for m in at.markdown)
     assert "description_missing" in lines
     assert "tool_name_invalid" in lines
-    assert list(at.table[0].value["name"]) == ["get_weather", "camera.snapshot"]
+    assert list(cells(at.table[0].value)["name"]) == ["get_weather", "camera.snapshot"]
     at.multiselect(key="protocols").set_value(["gemini"]).run()
     lines = " ".join(m.value for m in at.markdown)
     assert "tool_name_invalid" not in lines  # Gemini accepts the dotted name

@@ -10,27 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.e2e.app_server import CHROMIUM, FLAGS, ROOT, app_server, wait_idle
+
 SHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 
 pytestmark = pytest.mark.browser
 
@@ -55,62 +41,10 @@ FINAL = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    port = _free_port()
-    db = tmp_path_factory.mktemp("store") / "sessions.db"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "FLOWDEBUG_DB": str(db)}
-    # The server's output goes to a file: an unread pipe fills up and blocks the server.
-    log = db.parent / "streamlit.log"
-    out = log.open("wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "app.py"),
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=out,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        raise RuntimeError(
-            "streamlit did not become healthy: " + log.read_text(errors="replace")[-2000:]
-        )
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    out.close()
+    with app_server(tmp_path_factory.mktemp("store") / "sessions.db") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -132,17 +66,6 @@ def page(browser, server):
     ctx.close()
 
 
-def _wait_idle(page) -> None:
-    """Until the script run is over and no element is still a loading skeleton."""
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " && !document.querySelector('[data-testid=\"stSkeleton\"]')",
-        timeout=30_000,
-    )
-    page.wait_for_timeout(500)
-
-
 def _graphs(page) -> dict[str, str]:
     """Each rendered graph's title → the text and colours of its SVG."""
     out = {}
@@ -161,7 +84,7 @@ def test_weather_run_draws_every_protocols_cycle(page, server):
     page.goto(server, wait_until="domcontentloaded")
     step = page.locator(".st-key-step button").first
     step.wait_for()
-    _wait_idle(page)
+    wait_idle(page)
     page.screenshot(path=str(SHOTS / "debugger-start.png"), full_page=True)
     status = page.locator("[data-testid='stAlert']").first
     expected = [
@@ -174,7 +97,7 @@ def test_weather_run_draws_every_protocols_cycle(page, server):
     for text in expected:
         step.click()
         status.filter(has_text=text).wait_for()
-        _wait_idle(page)
+        wait_idle(page)
     page.get_by_text("the cycle is done").wait_for()
     page.wait_for_timeout(1500)  # the graphs finish rendering
     graphs = _graphs(page)
@@ -196,7 +119,7 @@ def test_every_page_renders(page, server, slug):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.goto(f"{server}/{slug}", wait_until="domcontentloaded")
     page.locator("h1").first.wait_for()
-    _wait_idle(page)
+    wait_idle(page)
     assert not page.locator("[data-testid='stException']").count()
     page.screenshot(path=str(SHOTS / f"{slug}.png"), full_page=True)
 
@@ -204,18 +127,18 @@ def test_every_page_renders(page, server, slug):
 def test_sidebar_settings_survive_page_switches(page, server):
     page.goto(server, wait_until="domcontentloaded")
     page.locator(".st-key-step button").first.wait_for()
-    _wait_idle(page)
+    wait_idle(page)
     presenter = page.locator(".st-key-presenter input").first
     page.get_by_text("Presenter mode (large type)").click()
-    _wait_idle(page)
+    wait_idle(page)
     assert presenter.is_checked()
     # History then Protocols lost the setting once: each page switch is checked
     for name in ("History", "Protocols", "History", "Tools", "Debugger"):
         page.get_by_role("link", name=name).click()
-        _wait_idle(page)
+        wait_idle(page)
         assert presenter.is_checked(), f"presenter mode lost on {name}"
     page.get_by_text("Presenter mode (large type)").click()  # and a change made here holds
-    _wait_idle(page)
+    wait_idle(page)
     page.get_by_role("link", name="Protocols").click()
-    _wait_idle(page)
+    wait_idle(page)
     assert not presenter.is_checked()

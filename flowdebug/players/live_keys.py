@@ -1,0 +1,59 @@
+"""Which key a live call may send, and where.
+
+The server's environment key (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``, ``GEMINI_API_KEY``...)
+belongs to whoever runs the server: it goes only to the vendor's own endpoint or to a URL the
+host allowed in ``FLOWDEBUG_ALLOWED_BASE_URLS`` (comma-separated URL prefixes). A base URL typed
+in the app gets the key typed with it, or a placeholder (OpenAI-compatible local servers accept
+any key, but the SDKs insist on one); never the environment's.
+"""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import SplitResult, urlsplit
+
+ALLOWED_ENV = "FLOWDEBUG_ALLOWED_BASE_URLS"
+# Where each SDK sends a request when no base URL is given.
+VENDOR_URLS = {
+    "anthropic": "https://api.anthropic.com",
+    "openai-chat": "https://api.openai.com/v1",
+    "openai-responses": "https://api.openai.com/v1",
+    "gemini": "https://generativelanguage.googleapis.com",
+}
+_PORTS = {"http": 80, "https": 443}
+
+
+def allowed_prefixes() -> list[str]:
+    """The host's allowlist, from ``FLOWDEBUG_ALLOWED_BASE_URLS``."""
+    return [p.strip() for p in os.environ.get(ALLOWED_ENV, "").split(",") if p.strip()]
+
+
+def _origin(parts: SplitResult) -> tuple[str, str, int | None] | None:
+    try:
+        port = parts.port or _PORTS.get(parts.scheme.lower())
+    except ValueError:
+        return None
+    if not parts.hostname:
+        return None
+    return parts.scheme.lower(), parts.hostname.lower(), port
+
+
+def within(url: str, prefix: str) -> bool:
+    """Is ``url`` under ``prefix``? Compared as URLs, not as text: same scheme, host and
+    port, and the path continues at a ``/`` (so ``https://api.openai.com.evil.example`` and
+    ``https://api.openai.com@evil.example`` are not under ``https://api.openai.com``). A URL
+    carrying its own credentials (``user:pass@``) is never under a prefix."""
+    u, p = urlsplit(url.strip()), urlsplit(prefix.strip())
+    if u.username is not None or u.password is not None:
+        return False
+    if _origin(u) is None or _origin(u) != _origin(p):
+        return False
+    base = p.path.rstrip("/")
+    return u.path == base or u.path.startswith(base + "/") or (not base and not u.path)
+
+
+def env_key_allowed(protocol: str, base_url: str | None) -> bool:
+    """May the environment's key for ``protocol`` go to ``base_url``?"""
+    if not base_url:
+        return True
+    return any(within(base_url, prefix) for prefix in [VENDOR_URLS[protocol], *allowed_prefixes()])

@@ -1,0 +1,16 @@
+"""What a Markdown string from a page reads as on screen, for assertions on content the
+pages escape with ``common.literal`` (``get\\_weather`` reads ``get_weather``)."""
+
+import re
+
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def shown(markdown: object) -> str:
+    """``markdown`` with backslash escapes resolved and hard breaks as newlines."""
+    return _ESCAPE.sub(r"\1", str(markdown)).replace("  \n", "\n")
+
+
+def cells(table):
+    """A table's DataFrame with every text cell as it reads on screen."""
+    return table.map(lambda v: shown(v) if isinstance(v, str) else v)
