@@ -9,7 +9,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from flowdebug import cli_live, cli_mcp, protocols
-from flowdebug.errors import FlowdebugError, UsageError
+from flowdebug.errors import CodecError, FlowdebugError, UsageError, json_path
+
+# Deeper than this, a payload is refused before any codec sees it: real payloads nest a few
+# levels around arguments, and pydantic gives up (RecursionError) from about 250.
+MAX_DEPTH = 128
 
 
 def _read(path: str | None) -> tuple[str, str]:
@@ -20,6 +24,45 @@ def _read(path: str | None) -> tuple[str, str]:
             return f.read(), path
     except OSError as e:
         raise UsageError(f"cannot read {path}: {e.strerror}") from None
+
+
+class _Constant:
+    """Where the JSON text said NaN, Infinity or -Infinity (not JSON: Python reads them)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def _load(text: str, source: str) -> Any:
+    """The JSON in ``text``, refusing what the codecs must never see: nesting deeper than
+    :data:`MAX_DEPTH` and NaN or Infinity (which would come out as invalid JSON or null),
+    each with one line naming the JSON path."""
+    from flowdebug.convert import load_json
+
+    try:
+        payload = json.loads(text, parse_constant=_Constant)
+    except RecursionError:
+        raise CodecError(
+            source, "$", f"nested too deeply (more than {MAX_DEPTH} levels) to be a payload"
+        ) from None
+    except json.JSONDecodeError:
+        payload = load_json(text, source)  # raises, naming the line and column
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(payload, ())]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, _Constant):
+            raise CodecError(source, json_path(where), f"{item.name} is not a JSON number")
+        if len(where) > MAX_DEPTH:
+            raise CodecError(
+                source,
+                json_path(where[:MAX_DEPTH]),
+                f"nested more than {MAX_DEPTH} levels deep; no payload nests like this",
+            )
+        if isinstance(item, dict):
+            stack += [(v, (*where, k)) for k, v in reversed(item.items())]
+        elif isinstance(item, list):
+            stack += [(v, (*where, i)) for i, v in reversed(list(enumerate(item)))]
+    return payload
 
 
 def _print_json(value: Any) -> None:
@@ -33,10 +76,10 @@ def cmd_protocols(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from flowdebug.convert import convert, load_json
+    from flowdebug.convert import convert
 
     text, source = _read(args.file)
-    payload = load_json(text, source)
+    payload = _load(text, source)
     out, warnings = convert(payload, args.to, args.source)
     for w in warnings:
         print(str(w), file=sys.stderr)
@@ -45,11 +88,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from flowdebug.convert import load_json
     from flowdebug.lint import format_finding, has_errors, lint_payload
 
     text, source = _read(args.file)
-    findings = lint_payload(load_json(text, source), args.protocol)
+    findings = lint_payload(_load(text, source), args.protocol)
     for f in findings:
         print(format_finding(f))
     return 1 if has_errors(findings) else 0
@@ -115,12 +157,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from flowdebug.convert import load_json
     from flowdebug.render import to_dot, to_mermaid, to_svg
     from flowdebug.trace import TraceEvent, lanes, sequence
 
     text, source = _read(args.trace)
-    data = load_json(text, source)
+    data = _load(text, source)
     raw = data.get("events") if isinstance(data, dict) else data
     if not isinstance(raw, list):
         raise UsageError(f"{source}: expected a trace (flowdebug run --json) with an events list")
@@ -206,6 +247,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except FlowdebugError as e:
         print(f"flowdebug: {e}", file=sys.stderr)
+        return 2
+    except RecursionError:  # a structure no check above caught: still one line, not a traceback
+        print("flowdebug: the input is nested too deeply to process", file=sys.stderr)
         return 2
 
 

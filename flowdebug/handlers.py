@@ -26,7 +26,7 @@ import importlib
 import inspect
 import json
 import math
-import re
+import string
 import threading
 import time
 import traceback
@@ -35,13 +35,19 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Annotated, Any, Literal
 
+import regex
 from pydantic import BaseModel, Field, JsonValue, TypeAdapter, field_validator, model_validator
 
+from flowdebug import hosting
+from flowdebug.hosting import Refused, refusal
 from flowdebug.mcp_spec import McpServerSpec
 from flowdebug.model import Tool, ToolResult, _Model
 from flowdebug.sandbox import DISABLED_MESSAGE, code_handlers_enabled, describe_exit, run_code
 
 DEFAULT_ERROR_TYPE = "exception"
+REFUSED_ERROR_TYPE = "disabled"  # a handler the host does not allow to run here
+REGEX_TIMEOUT = 0.25  # seconds one rule's pattern may take on one argument
+MAX_FIELD_WIDTH = 10_000  # the largest width or precision a result template may ask for
 
 
 class ToolError(Exception):
@@ -138,6 +144,8 @@ class PythonHandler(_Model):
     function: Annotated[str, Field(pattern=r"^[\w.]+:[\w.]+$")]
 
     def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
+        if (refused := handler_refusal(self)) is not None:
+            return Outcome.failure(str(refused), REFUSED_ERROR_TYPE)
         try:
             fn, wants_ctx = _resolve(self.function)
             value = fn(arguments, ctx) if wants_ctx else fn(arguments)
@@ -200,7 +208,8 @@ class TemplateHandler(_ErrorFlag):
 
     def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
         try:
-            return self._outcome(self.template.format_map(arguments))
+            formatter = _BoundedFormatter(hosting.limits().result_chars)
+            return self._outcome(formatter.vformat(self.template, (), arguments))
         except KeyError as exc:
             sent = ", ".join(arguments) or "none"
             return Outcome.failure(
@@ -211,9 +220,44 @@ class TemplateHandler(_ErrorFlag):
             return Outcome.failure(f"cannot fill the result template {self.template!r}: {exc}")
 
 
+class _BoundedFormatter(string.Formatter):
+    """``str.format`` for result templates, within bounds: a width or precision above
+    :data:`MAX_FIELD_WIDTH` (``{q:>1500000000}`` would allocate 1.5 GB) and private
+    attributes (``{q.__class__}``) are refused before anything is built, and filling stops
+    once the fields add up to more than ``budget`` characters (a long argument repeated)."""
+
+    _NUMBERS = regex.compile(r"\d+")
+
+    def __init__(self, budget: int):
+        self.left = budget
+
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
+        if "._" in field_name or field_name.startswith("_"):
+            raise ValueError(f"{{{field_name}}}: private attributes are not available")
+        return super().get_field(field_name, args, kwargs)
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        for number in self._NUMBERS.findall(format_spec):
+            if len(number) > 6 or int(number) > MAX_FIELD_WIDTH:
+                raise ValueError(
+                    f"the width or precision {number} in {{:{format_spec}}} is larger than "
+                    f"{MAX_FIELD_WIDTH}"
+                )
+        text = super().format_field(value, format_spec)
+        self.left -= len(text)
+        if self.left < 0:
+            raise ValueError(
+                f"the filled template would be longer than {hosting.limits().result_chars} "
+                "characters, the limit on this server"
+            )
+        return text
+
+
 class Rule(Reply):
     """A reply given when every ``when`` field equals the argument of that name and every
-    ``match`` regex is found (``re.search``) in it (non-strings are matched as JSON)."""
+    ``match`` regex is found in it (non-strings are matched as JSON). A pattern runs with the
+    ``regex`` package under a time limit (:data:`REGEX_TIMEOUT`), so a catastrophic one
+    (``^(a+)+$``) gives an error result instead of freezing the server."""
 
     when: dict[str, JsonValue] = Field(default_factory=dict)
     match: dict[str, str] = Field(default_factory=dict)
@@ -223,8 +267,8 @@ class Rule(Reply):
     def _compiles(cls, patterns: dict[str, str]) -> dict[str, str]:
         for name, pattern in patterns.items():
             try:
-                re.compile(pattern)
-            except re.error as exc:
+                regex.compile(pattern)
+            except regex.error as exc:
                 raise ValueError(f"match.{name}: invalid regex {pattern!r}: {exc}") from None
         return patterns
 
@@ -236,7 +280,15 @@ class Rule(Reply):
                 return False
             value = arguments[name]
             text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            if not re.search(pattern, text):
+            try:
+                found = regex.search(pattern, text, timeout=REGEX_TIMEOUT, concurrent=True)
+            except TimeoutError:
+                raise ToolError(
+                    f"the rule pattern {pattern!r} took longer than {REGEX_TIMEOUT:g}s on the "
+                    f"argument {name!r}: simplify it (nested repeats such as (a+)+ backtrack)",
+                    "timeout",
+                ) from None
+            if found is None:
                 return False
         return True
 
@@ -250,7 +302,10 @@ class RulesHandler(_Model):
     default: Reply | None = None
 
     def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
-        rule = next((r for r in self.rules if r.applies(arguments)), self.default)
+        try:
+            rule = next((r for r in self.rules if r.applies(arguments)), self.default)
+        except ToolError as exc:
+            return exception_outcome(exc)
         if rule is None:
             shown = json.dumps(arguments, ensure_ascii=False)
             return Outcome.failure(f"no mock rule matches the arguments {shown}")
@@ -259,9 +314,10 @@ class RulesHandler(_Model):
 
 class CodeHandler(_Model):
     """Python source defining ``def handler(args): ...``, run in a child process with the
-    call's timeout, a scrubbed environment and a memory limit (MiB, None for none). Where
+    call's timeout, a scrubbed environment and a memory limit (MiB; None: the host's). Where
     code handlers are disabled (:func:`flowdebug.sandbox.code_handlers_enabled`) every call
-    is an error result with ``error_type`` ``disabled``."""
+    is an error result with ``error_type`` ``disabled``. ``memory_mb`` is clamped to the
+    host's ceiling (:func:`flowdebug.hosting.limits`): None cannot lift it."""
 
     kind: Literal["code"] = "code"
     source: str
@@ -276,9 +332,12 @@ class CodeHandler(_Model):
         return None
 
     def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
+        if (refused := handler_refusal(self)) is not None:
+            return Outcome.failure(str(refused), REFUSED_ERROR_TYPE)
         if not code_handlers_enabled():
-            return Outcome.failure(DISABLED_MESSAGE, "disabled")
-        timeout = max(ctx.remaining, 0.01) if math.isfinite(ctx.deadline) else 3600.0
+            return Outcome.failure(DISABLED_MESSAGE, REFUSED_ERROR_TYPE)
+        ceiling = hosting.limits().timeout
+        timeout = min(max(ctx.remaining, 0.01), ceiling) if math.isfinite(ctx.deadline) else ceiling
         res = run_code(self.source, arguments, timeout=timeout, memory_mb=self.memory_mb)
         log = "\n".join(s for s in (res.stdout, res.stderr) if s)
         match res.status:
@@ -290,6 +349,8 @@ class CodeHandler(_Model):
                 return Outcome.failure(res.traceback or res.error, DEFAULT_ERROR_TYPE, log)
             case "timeout":
                 return Outcome.failure(f"timeout after {timeout:g}s", "timeout", log)
+            case "oversized":
+                return Outcome.failure(res.error, "oversized", log)
             case "crashed":
                 text = f"the handler process died ({describe_exit(res.exit_code)})"
                 tail = res.stderr.strip()
@@ -313,11 +374,14 @@ class McpHandler(_Model):
         """Start (or reach) the session's server before the call's timeout starts ticking."""
         from flowdebug.mcp_client import prepare_mcp_handler
 
-        prepare_mcp_handler(self, ctx)
+        if handler_refusal(self) is None:
+            prepare_mcp_handler(self, ctx)
 
     def run(self, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
         from flowdebug.mcp_client import run_mcp_handler
 
+        if (refused := handler_refusal(self)) is not None:
+            return Outcome.failure(str(refused), REFUSED_ERROR_TYPE)
         return run_mcp_handler(self, arguments, ctx)
 
 
@@ -329,11 +393,78 @@ HANDLER: TypeAdapter[Handler] = TypeAdapter(Handler)
 
 
 class ToolEntry(_Model):
-    """A tool declaration, its mock handler and its timeout (seconds; None: the policy's)."""
+    """A tool declaration, its mock handler and its timeout (seconds; None: the policy's).
+
+    On a shared server (:func:`flowdebug.hosting.shared`) an entry whose handler would run
+    code or commands there cannot be made: validation raises :class:`~flowdebug.hosting.Refused`
+    (not a ValidationError), so every way in (the Tools page, an import, a scenario, a stored
+    session) stops with the same message."""
 
     tool: Tool
     handler: Handler
     timeout: Annotated[float, Field(gt=0)] | None = None
+
+    @model_validator(mode="after")
+    def _allowed_here(self) -> ToolEntry:
+        refused = handler_refusal(self.handler, self.tool.name)
+        if refused is not None:
+            raise refused
+        return self
+
+
+def handler_refusal(handler: Handler, tool: str | None = None) -> Refused | None:
+    """Why ``handler`` may not run on this server, or None: on a shared server, a ``code``
+    handler, a ``python`` handler outside the shipped sample tool sets, an MCP server over
+    stdio or at a URL the host did not allow."""
+    if not hosting.shared():
+        return None
+    whose = f"tool {tool!r}: " if tool else ""
+    match handler:
+        case CodeHandler():
+            return refusal(f"{whose}a code handler", "run Python code typed by a person")
+        case PythonHandler() if not _shipped(handler.function):
+            return refusal(
+                f"{whose}the python handler {handler.function!r}",
+                "import and call a function that is not one of the shipped sample tools",
+            )
+        case McpHandler():
+            server = handler.server
+            return hosting.mcp_refusal(server.stdio, server.url, server.label)
+    return None
+
+
+def refuse_unsafe(toolset: Toolset) -> None:
+    """Raise :class:`~flowdebug.hosting.Refused` for the first tool of ``toolset`` whose handler
+    may not run on this server (see :func:`handler_refusal`)."""
+    for entry in toolset.entries:
+        refused = handler_refusal(entry.handler, entry.tool.name)
+        if refused is not None:
+            raise refused
+
+
+def _shipped(function: str) -> bool:
+    """Whether ``function`` is the handler of a tool in the shipped sample tool sets."""
+    module = function.partition(":")[0]
+    if module != "sample_tools" and not module.startswith("sample_tools."):
+        return False
+    import sample_tools
+
+    toolsets = getattr(sample_tools, "TOOLSETS", None)
+    if toolsets is None:
+        return True  # this thread is importing sample_tools: its own tool sets are being made
+    return function in _shipped_functions(id(toolsets))
+
+
+@cache
+def _shipped_functions(_: int) -> frozenset[str]:
+    import sample_tools
+
+    return frozenset(
+        e.handler.function
+        for ts in sample_tools.TOOLSETS.values()
+        for e in ts.entries
+        if isinstance(e.handler, PythonHandler)
+    )
 
 
 class Toolset(_Model):

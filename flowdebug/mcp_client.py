@@ -35,6 +35,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from flowdebug.errors import CodecError
 from flowdebug.handlers import McpHandler, Outcome, ToolContext, ToolEntry, Toolset
+from flowdebug.hosting import mcp_refusal
 from flowdebug.mcp_call import McpCall, Pending
 from flowdebug.mcp_connection import CURRENT_CALL, Connection, Loop, McpError, describe
 from flowdebug.mcp_spec import McpServerSpec
@@ -76,6 +77,11 @@ class McpClient:
         connect_timeout: float = CONNECT_TIMEOUT,
         timeout: float = CALL_TIMEOUT,
     ):
+        # The spec refused itself when it was made; a spec made before the server became
+        # shared (or built without validation) is refused here, before anything starts.
+        refused = mcp_refusal(spec.stdio, spec.url, spec.label)
+        if refused is not None:
+            raise refused
         self.spec = spec
         self.connect_timeout = connect_timeout
         self.timeout = timeout

@@ -12,6 +12,7 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
+from flowdebug.hosting import mcp_refusal
 from flowdebug.model import _Model
 
 # A stdio command whose program is one of these runs with the interpreter running flowdebug,
@@ -22,7 +23,10 @@ PYTHON_NAMES = frozenset({"python", "python3"})
 class McpServerSpec(_Model):
     """An MCP server: ``stdio`` (the command line that starts it) or ``url`` (its streamable
     HTTP endpoint), exactly one. ``env`` adds variables to the server's environment (the SDK
-    passes only a safe minimum such as PATH and HOME); ``cwd`` is its working directory."""
+    passes only a safe minimum such as PATH and HOME); ``cwd`` is its working directory.
+
+    On a shared server a stdio spec, or a URL the host did not allow, cannot be made:
+    validation raises :class:`~flowdebug.hosting.Refused` (see :mod:`flowdebug.hosting`)."""
 
     stdio: Annotated[list[str], Field(min_length=1)] | None = None
     url: Annotated[str, Field(pattern=r"^https?://")] | None = None
@@ -35,6 +39,9 @@ class McpServerSpec(_Model):
             raise ValueError("give exactly one of stdio (a command line) or url")
         if self.url is not None and (self.env or self.cwd):
             raise ValueError("env and cwd apply only to a stdio server")
+        refused = mcp_refusal(self.stdio, self.url, self.label)
+        if refused is not None:
+            raise refused
         return self
 
     @classmethod

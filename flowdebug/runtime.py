@@ -14,6 +14,9 @@ its call by id, the timing and the steps taken. For every call it
    also kill their child process), while the other calls of the batch run concurrently;
 6. truncates results longer than ``Policy.max_result_chars``.
 
+Timeouts and the result cap that come with data are clamped to the host's ceilings
+(:func:`flowdebug.hosting.limits`).
+
 Every failure is data: an error result with an ``error_type`` (``duplicate_call_id``,
 ``unknown_tool``, ``malformed_arguments``, ``permission``, ``validation``,
 ``invalid_schema``, ``timeout``, ``exception``, ``crash``, ``rate_limited``, ...).
@@ -39,6 +42,7 @@ from pydantic import Field, JsonValue
 from flowdebug.errors import json_path
 from flowdebug.faults import Fault, execution_fault
 from flowdebug.handlers import Handler, Outcome, ToolContext, Toolset, exception_outcome
+from flowdebug.hosting import clamp_result_chars, clamp_timeout
 from flowdebug.model import Message, ToolCall, ToolResult, _Model
 
 # Error types only the runtime gives, to calls it refuses before any handler runs: such a
@@ -332,7 +336,8 @@ class Runtime:
             return plan.fail("\n".join(errors), "validation")
         plan.steps.append("arguments valid")
 
-        plan.timeout = entry.timeout or self.policy.default_timeout
+        # A timeout from data (an import, a scenario) never exceeds the host's ceiling.
+        plan.timeout = clamp_timeout(entry.timeout or self.policy.default_timeout)
         plan.arguments, plan.output_schema = arguments, entry.tool.output_schema is not None
         fault = execution_fault(faults, call, number)
         delay = 0.0
@@ -361,7 +366,7 @@ class Runtime:
                 ended_ms = _now_ms()
                 plan.steps.append(f"abandoned at the {plan.timeout:g}s timeout")
         assert outcome is not None
-        content, limit = outcome.content, self.policy.max_result_chars
+        content, limit = outcome.content, clamp_result_chars(self.policy.max_result_chars)
         if len(content) > limit:
             plan.steps.append(f"result truncated from {len(content)} to {limit} characters")
             content = f"{content[:limit]}\n[truncated: {len(content)} characters, limit {limit}]"

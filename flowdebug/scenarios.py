@@ -5,18 +5,25 @@ loads by path. A scenario names sample tool sets (``toolsets``) and/or declares 
 declarative handlers inline (``tools``), and/or takes the tools of an MCP server (``mcp``:
 ``{"stdio": [...]}`` or ``{"url": ...}``), listed with ``tools/list`` and called with
 ``tools/call``.
+
+On a shared server (:mod:`flowdebug.hosting`) a scenario whose tools would run code or
+commands there (a code handler, a python handler outside the sample tools, an MCP server over
+stdio) does not load: :class:`~flowdebug.hosting.Refused` says why.
 """
 
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from flowdebug import hosting
 from flowdebug.errors import CodecError, UsageError, json_path
 from flowdebug.faults import Fault, parse_fault
 from flowdebug.handlers import ToolEntry, Toolset
+from flowdebug.hosting import Refused
 from flowdebug.mcp_spec import McpServerSpec
 from flowdebug.model import Conversation, Message, Text, ToolChoice
 from flowdebug.players.scripted import ScriptedPlayer, ScriptedTurn
@@ -87,9 +94,25 @@ def _from_file(path: Path) -> Scenario:
 
 
 def names() -> list[str]:
-    """The sample scenarios' names, in display order (weather first)."""
+    """The sample scenarios' names, in display order (weather first); on a shared server only
+    those it may run (not the MCP one, whose server starts over stdio)."""
+    return list(_names(hosting.shared()))
+
+
+@cache
+def _names(shared: bool) -> tuple[str, ...]:
     found = sorted(p.stem for p in SAMPLES.glob("*.json"))
-    return sorted(found, key=lambda n: (n != "weather", n))
+    if shared:
+        found = [n for n in found if _allowed(SAMPLES / f"{n}.json")]
+    return tuple(sorted(found, key=lambda n: (n != "weather", n)))
+
+
+def _allowed(path: Path) -> bool:
+    try:
+        _from_file(path)
+    except Refused:
+        return False
+    return True
 
 
 def load(name_or_path: str) -> Scenario:

@@ -34,12 +34,25 @@ from flowdebug.handlers import (
     TemplateHandler,
     ToolEntry,
     Toolset,
+    handler_refusal,
 )
 from flowdebug.lint_finding import Finding
 from flowdebug.model import Tool
 from flowdebug.protocols.base import ConversionWarning
 
 HANDLER_KINDS = ("fixed", "template", "rules", "code", "python")
+
+
+def handler_kinds() -> tuple[str, ...]:
+    """The handler kinds the tool editor offers on this server: without ``code`` where code
+    handlers are refused (a shared server, ``FLOWDEBUG_DISABLE_CODE_HANDLERS``)."""
+    from flowdebug.sandbox import code_handlers_enabled
+
+    return (
+        HANDLER_KINDS if code_handlers_enabled() else tuple(k for k in HANDLER_KINDS if k != "code")
+    )
+
+
 DEFAULT_RESULT = "ok"  # what an imported tool answers until someone gives it a handler
 SCHEMA_SKELETON = {"type": "object", "properties": {}, "required": []}
 CODE_SKELETON = 'def handler(args):\n    return {"ok": True, "args": args}\n'
@@ -472,13 +485,14 @@ def _rules(data: Any) -> RulesHandler:
 def _code(source: str) -> CodeHandler:
     from flowdebug.sandbox import DISABLE_ENV, code_handlers_enabled
 
+    handler = CodeHandler(source=source)
+    _refuse_here(handler)
     if not code_handlers_enabled():
         raise ToolFormError(
             "kind",
             f"code handlers are disabled on this server ({DISABLE_ENV}); use a fixed, "
             "template or rules handler",
         )
-    handler = CodeHandler(source=source)
     problem = handler.check()
     if problem:
         raise ToolFormError("source", problem)
@@ -493,6 +507,7 @@ def _python(ref: str) -> PythonHandler:
         raise ToolFormError(
             "function", "write module:function, e.g. sample_tools.weather:get_weather"
         )
+    _refuse_here(PythonHandler(function=ref))  # before importing anything
     module_name, _, qualname = ref.partition(":")
     try:
         obj: Any = importlib.import_module(module_name)
@@ -505,6 +520,13 @@ def _python(ref: str) -> PythonHandler:
     if not callable(obj):
         raise ToolFormError("function", f"{ref} is not a function")
     return PythonHandler(function=ref)
+
+
+def _refuse_here(handler: Handler) -> None:
+    """The host's refusal of ``handler`` (a shared server) as an error on the form's kind."""
+    refused = handler_refusal(handler)
+    if refused is not None:
+        raise ToolFormError("kind", str(refused))
 
 
 def _json_field(name: str, text: str) -> Any:

@@ -256,7 +256,10 @@ def test_code_handler_environment_has_no_api_keys(monkeypatch):
     env = out.value
     assert "ANTHROPIC_API_KEY" not in env and "GITHUB_TOKEN" not in env
     assert not any(v in json.dumps(env) for v in ("sk-ant-test", "ghp-test", "hunter2"))
-    assert set(env) <= {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT"}
+    allowed = {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT"}
+    assert set(env) <= allowed | {"HOME", "TMPDIR", "FLOWDEBUG_SANDBOX"}
+    assert env["HOME"] == env["TMPDIR"] != os.environ.get("HOME")  # its own fresh directory
+    assert len(env["FLOWDEBUG_SANDBOX"]) == 32  # a mark, not a value of the server's
 
 
 def test_scrubbed_env_keeps_only_allowed_names_that_do_not_look_secret():
