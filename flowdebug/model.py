@@ -195,7 +195,7 @@ class Message(_Model):
     @property
     def hosted(self) -> list[HostedCall | HostedResult]:
         """The vendor-run tool calls and results of this turn, in order."""
-        return [p for p in self.parts if isinstance(p, HostedCall | HostedResult)]
+        return [p for p in self.parts if isinstance(p, (HostedCall, HostedResult))]
 
 
 class Conversation(_Model):

@@ -13,7 +13,6 @@ from typing import Any, Literal, assert_never
 from flowdebug.errors import CodecError
 from flowdebug.model import (
     Conversation,
-    HostedCall,
     Image,
     Message,
     ModelResponse,
@@ -448,14 +447,13 @@ class AnthropicCodec:
         own(resp.message.provider_details, w, "message")
         content = []
         slots: list[Any] = []  # None where a part was left out
-        hosted = {p.id: p for p in resp.message.parts if isinstance(p, HostedCall)}
         for j, part in enumerate(resp.message.parts):
             path = f"message.parts[{j}]"
             if isinstance(part, Image | ToolResult):
                 code = "image_dropped" if isinstance(part, Image) else "tool_result_dropped"
                 w.add(code, path, f"an Anthropic response cannot hold a {part.kind} part")
                 continue
-            block = encode_part(part, path, w, names, hosted)
+            block = encode_part(part, path, w, names, resp.message.parts)
             slots.append(block)
             if block is not None:
                 content.append(block)

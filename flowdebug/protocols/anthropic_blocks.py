@@ -75,10 +75,15 @@ class Renamer:
 
     def __init__(self, w: Warnings):
         self.w = w
+        self.legal: set[str] = set()  # names and ids already seen to need no rewrite
 
     def name(self, name: str, path: str) -> str:
+        if name in self.legal:
+            return name
         new = safe_name(PROTOCOL, name)
-        if new != name:
+        if new == name:
+            self.legal.add(name)
+        else:
             self.w.add(
                 "tool_name_renamed",
                 path,
@@ -87,7 +92,7 @@ class Renamer:
         return new
 
     def call_id(self, call_id: str, path: str) -> str:
-        new = safe_call_id(PROTOCOL, call_id)
+        new = safe_call_id(PROTOCOL, call_id)  # memoized; each id is seen about twice
         if new != call_id:
             self.w.add(
                 "call_id_renamed",
@@ -144,10 +149,10 @@ def encode_part(
     path: str,
     w: Warnings,
     names: Renamer,
-    hosted: dict[str, HostedCall] | None = None,
+    siblings: list[Part] | None = None,
 ) -> dict[str, Any] | None:
     """One content block, or None (with a warning) when Anthropic cannot carry the part.
-    ``hosted`` holds the turn's hosted calls by id (a hosted result is encoded after its call)."""
+    ``siblings`` are the turn's parts, where a hosted result finds its call."""
     match part:
         case Text():
             block: dict[str, Any] = {"type": "text", "text": part.text}
@@ -211,7 +216,10 @@ def encode_part(
         case HostedCall():
             return anthropic_hosted.encode_call(part, path, w, names.call_id(part.id, path))
         case HostedResult():
-            call = (hosted or {}).get(part.call_id)
+            call = next(
+                (p for p in siblings or () if isinstance(p, HostedCall) and p.id == part.call_id),
+                None,
+            )
             return anthropic_hosted.encode_result(
                 part, path, w, names.call_id(part.call_id, path), call
             )
@@ -222,10 +230,11 @@ def encode_part(
 
 
 def encode_blocks(msg: Message, path: str, w: Warnings, names: Renamer) -> list[Any]:
-    hosted = {p.id: p for p in msg.parts if isinstance(p, HostedCall)}
     blocks = [
-        encode_part(p, f"{path}.parts[{j}]", w, names, hosted) for j, p in enumerate(msg.parts)
+        encode_part(p, f"{path}.parts[{j}]", w, names, msg.parts) for j, p in enumerate(msg.parts)
     ]
+    if None not in blocks:
+        return blocks
     note_shift(blocks, path, w)
     return [b for b in blocks if b is not None]
 

@@ -137,8 +137,11 @@ def _encode_messages(
                 assert_never(msg.role)
         calls.update({c.id: c for c in msg.tool_calls})
         wires = [enc.part(part, p_path, calls) for p_path, part in items]
-        parts = [wire for wire in wires if wire]
-        renumbered(wires, path, enc.w)
+        if all(wires):
+            parts = wires
+        else:
+            parts = [wire for wire in wires if wire]
+            renumbered(wires, path, enc.w)
         if parts:
             contents.append({"role": role, "parts": parts})
         elif not items:

@@ -74,7 +74,11 @@ def has_snake(value: Any, depth: int = 0) -> bool:
 
 
 def _snake_keys(obj: Any) -> bool:
-    return isinstance(obj, dict) and any("_" in k for k in obj if isinstance(k, str))
+    if type(obj) is dict:  # a plain loop: this runs on every part of every history
+        for k in obj:
+            if type(k) is str and "_" in k:
+                return True
+    return False
 
 
 def _content_snake(content: Any) -> bool:
@@ -88,9 +92,11 @@ def _content_snake(content: Any) -> bool:
     if not isinstance(parts, list):
         return False
     for part in parts:
-        if isinstance(part, dict):
+        if type(part) is dict:
             for key, value in part.items():
-                if "_" in key or _snake_keys(value):
+                if (type(key) is str and "_" in key) or (
+                    type(value) is dict and _snake_keys(value)
+                ):
                     return True
     return False
 

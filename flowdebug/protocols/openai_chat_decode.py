@@ -183,9 +183,8 @@ def decode_assistant(raw: dict[str, Any], path: str, w: Warnings, index: int = 0
     details = _name_details(raw, path) or {PROTOCOL: {}}
     # What a compatible server adds to the message (Gemini's OpenAI endpoint: extra_content
     # and thought_signature) comes back verbatim.
-    extra = {k: v for k, v in raw.items() if k not in _ASSISTANT_KEYS}
-    if extra:
-        details[PROTOCOL]["extra"] = extra
+    if raw.keys() - _ASSISTANT_KEYS:  # a set difference in C: most messages have none
+        details[PROTOCOL]["extra"] = {k: v for k, v in raw.items() if k not in _ASSISTANT_KEYS}
     return _message("assistant", parts, details if details[PROTOCOL] else None)
 
 
@@ -232,9 +231,9 @@ def _decode_result(
         names.setdefault(call_id, name)
     else:
         call_id = require(PROTOCOL, raw, "tool_call_id", path, str)
-        for waiting in pending.values():
-            if call_id in waiting:
-                waiting.remove(call_id)
+        waiting = pending.get(names.get(call_id, ""))
+        if waiting and call_id in waiting:
+            waiting.remove(call_id)
     out = _result(raw, path, call_id, names.get(call_id))
     if details:
         out["provider_details"] = details

@@ -57,6 +57,9 @@ def _dump_arguments(arguments: dict[str, Any]) -> str:
     return json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
 
 
+_GEMINI = frozenset({"gemini"})
+
+
 @dataclass
 class _Parts:
     """One canonical message's parts sorted into the places OpenAI Chat puts them."""
@@ -160,11 +163,13 @@ class Encoder:
 
     def place(self, role: str, part: Any, ppath: str, out: _Parts) -> bool:
         """Put ``part`` where OpenAI Chat carries it; False when it is dropped."""
-        gemini = (part.provider_details or {}).get("gemini")
-        # A call's Gemini thought signature is handled (carried or reported) by call().
-        signature_only = isinstance(gemini, dict) and set(gemini) == {"thoughtSignature"}
-        carried = frozenset({"gemini"}) if isinstance(part, ToolCall) and signature_only else None
-        self.foreign_details(part.provider_details, ppath, carried or frozenset())
+        details = part.provider_details
+        if details:  # most parts have none: keep their path cheap
+            gemini = details.get("gemini")
+            # A call's Gemini thought signature is handled (carried or reported) by call().
+            signature_only = isinstance(gemini, dict) and set(gemini) == {"thoughtSignature"}
+            carried = _GEMINI if isinstance(part, ToolCall) and signature_only else frozenset()
+            self.foreign_details(details, ppath, carried)
         match part:
             case Text() if role == "assistant" and part.refusal:
                 out.refusal.append(part.text)
