@@ -1,0 +1,203 @@
+"""Bedrock against every other protocol: A -> Bedrock -> A and Bedrock -> B -> Bedrock keep
+every call id, name and argument and every result's pairing, content and error flag, or the
+warnings name the loss; what a conversion changes is named at its canonical path; every
+payload emitted along the way passes botocore's validation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from flowdebug import protocols
+from flowdebug.model import Conversation, ModelResponse, dump
+from flowdebug.protocols.base import Codec
+from flowdebug.protocols.bedrock import CODEC
+from tests import cases
+from tests.paths import REAL, WIRE
+from tests.protocols.bedrock.botocheck import request_problems, response_problems
+from tests.protocols.bedrock.helpers import through_bedrock
+from tests.test_no_silent_change import silent
+from tests.test_roundtrip import LOSS_CODES, conversations, losses
+
+OTHERS = [n for n in protocols.PROTOCOLS if n != "bedrock"]
+MODEL_PROTOCOLS = [n for n in OTHERS if n != "mcp"]
+
+
+def _codec(name: str) -> Codec:
+    return CODEC if name == "bedrock" else protocols.get(name)
+
+
+def roundtrip(conv: Conversation, a: str, b: str) -> tuple[Conversation, Conversation, set[str]]:
+    """A -> B -> A as tests/test_roundtrip.py does it, for codecs outside the registry."""
+    ca, cb = _codec(a), _codec(b)
+    start = ca.decode_request(ca.encode_request(conv).value).value
+    to_b = cb.encode_request(start)
+    middle = cb.decode_request(to_b.value)
+    back = ca.decode_request(ca.encode_request(middle.value).value).value
+    return start, back, {w.code for w in [*to_b.warnings, *middle.warnings]}
+
+
+PAIRS = [(a, "bedrock") for a in OTHERS] + [("bedrock", b) for b in OTHERS]
+
+
+@pytest.mark.parametrize(("a", "b"), PAIRS, ids=[f"{a}->{b}" for a, b in PAIRS])
+def test_weather_survives_every_pair_with_bedrock_without_loss(a, b):
+    start, back, _ = roundtrip(cases.WEATHER_CONTINUATION, a, b)
+    assert losses(start, back) == set()
+
+
+@pytest.mark.parametrize(("a", "b"), PAIRS, ids=[f"{a}->{b}" for a, b in PAIRS])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(conv=conversations())
+def test_a_to_b_to_a_with_bedrock_keeps_calls_and_results_or_warns(conv, a, b):
+    start, back, found = roundtrip(conv, a, b)
+    for invariant in losses(start, back):
+        assert found & LOSS_CODES[invariant], (
+            f"{a}->{b}->{a} lost {invariant} without a warning (got {sorted(found)})"
+        )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(conv=conversations())
+def test_bedrock_round_trip_is_exact_and_every_request_validates(conv):
+    first = CODEC.encode_request(conv)
+    assert request_problems(first.value) == ""
+    decoded = CODEC.decode_request(first.value).value
+    again = CODEC.encode_request(decoded)
+    assert again.value == first.value and again.warnings == []
+    assert CODEC.decode_request(again.value).value == decoded
+
+
+@pytest.mark.parametrize("b", OTHERS)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(conv=conversations())
+def test_warnings_name_every_path_a_conversion_to_and_from_bedrock_changes(conv, b):
+    # canonical (as Bedrock reads it) -> B, and canonical (as B reads it) -> Bedrock.
+    start = CODEC.decode_request(CODEC.encode_request(conv).value).value
+    there = _codec(b).encode_request(start)
+    back = _codec(b).decode_request(there.value)
+    assert silent(dump(start), dump(back.value), [*there.warnings, *back.warnings]) == []
+    start = _codec(b).decode_request(_codec(b).encode_request(conv).value).value
+    back, found = through_bedrock(start)
+    warnings = [*CODEC.encode_request(start).warnings]
+    assert silent(dump(start), dump(back), warnings) == [], found
+
+
+def _other_references() -> list[str]:
+    return sorted(
+        p.name
+        for p in WIRE.glob("*.json")
+        if not p.name.startswith(("bedrock.", "mcp."))
+        and (".request." in p.name or ".response." in p.name or ".stream." in p.name)
+        and ".variant." not in p.name
+    )
+
+
+@pytest.mark.parametrize("fname", _other_references())
+def test_other_references_convert_to_valid_bedrock_and_name_every_change(fname):
+    payload = json.loads((WIRE / fname).read_text())
+    protocol = protocols.detect(payload)
+    assert protocol is not None
+    name, kind = protocol
+    codec = protocols.get(name)
+    if kind == "request":
+        original = codec.decode_request(payload).value
+        there = CODEC.encode_request(original)
+        assert request_problems(there.value) == ""
+        back = CODEC.decode_request(there.value).value
+    else:
+        decode = codec.decode_response if kind == "response" else codec.decode_stream
+        original = decode(payload).value
+        there = CODEC.encode_response(original)
+        assert response_problems(there.value) == []
+        back = CODEC.decode_response(there.value).value
+        streamed = CODEC.decode_stream(CODEC.encode_stream(original).value).value
+        assert streamed == back
+    assert silent(dump(original), dump(back), there.warnings) == []
+    if isinstance(original, Conversation):
+        assert losses(original, back) == set()
+    else:
+        assert isinstance(back, ModelResponse)
+        assert [(c.id, c.name, c.arguments) for c in back.message.tool_calls] == [
+            (c.id, c.name, c.arguments) for c in original.message.tool_calls
+        ]
+
+
+def _other_real_requests() -> list[str]:
+    out = []
+    for p in sorted(REAL.glob("*.json")):
+        if p.name.startswith("mcp."):
+            continue
+        try:
+            payload = json.loads(p.read_text())
+        except ValueError:
+            continue
+        found = protocols.detect(payload)
+        if found is not None and found[1] == "request":
+            out.append(p.name)
+    return out
+
+
+@pytest.mark.parametrize("fname", _other_real_requests())
+def test_other_vendors_real_requests_become_valid_bedrock_requests(fname):
+    payload = json.loads((REAL / fname).read_text())
+    name, _ = protocols.detect(payload)
+    original = protocols.get(name).decode_request(payload).value
+    there = CODEC.encode_request(original)
+    assert request_problems(there.value) == ""
+    back = CODEC.decode_request(there.value).value
+    assert silent(dump(original), dump(back), there.warnings) == []
+    found = {w.code for w in there.warnings}
+    for invariant in losses(original, back):
+        assert found & LOSS_CODES[invariant], (fname, invariant, sorted(found))
+
+
+def test_the_registry_detects_no_bedrock_payload_as_another_protocol():
+    from tests.protocols.bedrock.helpers import REAL_BEDROCK
+
+    for path in [*WIRE.glob("bedrock.*.json"), *REAL_BEDROCK.glob("bedrock.*.json")]:
+        payload = json.loads(path.read_text())
+        assert protocols.detect(payload) in (None, ("bedrock", CODEC.detect(payload))), path.name
+        assert CODEC.detect(payload) is not None, path.name
+
+
+def test_bedrock_detects_no_other_protocols_payload():
+    for folder in (WIRE, REAL):
+        for path in folder.glob("*.json"):
+            if path.name.startswith("bedrock."):
+                continue
+            try:
+                payload = json.loads(path.read_text())
+            except ValueError:
+                continue
+            assert CODEC.detect(payload) is None, path.name
+            assert CODEC.fragment(payload) is None, path.name
+
+
+def _other_real(kinds: tuple[str, ...]) -> list[str]:
+    out = []
+    for p in sorted(REAL.glob("*.json")):
+        try:
+            payload = json.loads(p.read_text())
+        except ValueError:
+            continue
+        found = protocols.detect(payload)
+        if found is not None and found[0] != "mcp" and found[1] in kinds:
+            out.append(p.name)
+    return out
+
+
+@pytest.mark.parametrize("fname", _other_real(("response", "stream")))
+def test_other_vendors_real_turns_become_valid_bedrock_responses_and_streams(fname):
+    payload = json.loads((REAL / fname).read_text())
+    name, kind = protocols.detect(payload)
+    codec = protocols.get(name)
+    original = (codec.decode_response if kind == "response" else codec.decode_stream)(payload).value
+    there = CODEC.encode_response(original)
+    assert response_problems(there.value) == []
+    back = CODEC.decode_response(there.value).value
+    assert silent(dump(original), dump(back), there.warnings) == []
+    events = CODEC.encode_stream(original).value
+    assert CODEC.decode_stream(events).value == back
