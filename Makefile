@@ -29,8 +29,8 @@ bench: $(BIN)/.installed
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
 
 lock: $(BIN)/.installed
-	{ echo "# Versions the test suite passed with; written by 'make lock' (pip freeze)."; \
-	  $(BIN)/python -m pip freeze --exclude-editable | grep -v '^-e '; } > requirements.lock
+	{ echo "# Versions the test suite passed with; written by 'make lock' (pip list)."; \
+	  $(BIN)/python -m pip list --format=freeze --exclude-editable --exclude pip --exclude setuptools; } > requirements.lock
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -23,8 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from codec_throughput import history
 
-from flowdebug import protocols, step_view
-from flowdebug.debugger import Session
+from flowdebug import protocols
+from flowdebug.engine.debugger import Session
+from flowdebug.views import protocols as step_view
 
 NAMES = list(protocols.PROTOCOLS)
 

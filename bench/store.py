@@ -23,11 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from flowdebug.debugger import Session, SessionState  # noqa: E402
+from flowdebug.engine.debugger import Session, SessionState  # noqa: E402
+from flowdebug.engine.runtime import Policy  # noqa: E402
 from flowdebug.model import Conversation, Message, Text  # noqa: E402
 from flowdebug.players import ScriptedPlayer, ScriptedTurn  # noqa: E402
-from flowdebug.runtime import Policy  # noqa: E402
-from flowdebug.store import Store, open_store  # noqa: E402
+from flowdebug.store.sessions import Store, open_store  # noqa: E402
 from sample_tools import toolset  # noqa: E402
 
 TARGET_MS = 20.0

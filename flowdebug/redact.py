@@ -24,8 +24,6 @@ import threading
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from flowdebug.sandbox import SECRET_NAME
-
 REDACTED = "[redacted]"
 # A key named like a credential, once camelCase, "-" and "." are spelled with "_".
 SECRET_KEY = re.compile(
@@ -47,6 +45,7 @@ _MAYBE = (
     "cookie",
 )
 # Environment variables whose values are secrets: the names the sandbox keeps from children.
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
 SECRET_ENV = SECRET_NAME
 MIN_SECRET = 12  # shorter values are too likely to be ordinary words to replace everywhere
 EXEMPT = frozenset({"arguments", "result", "structured", "when", "match"})

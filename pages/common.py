@@ -14,15 +14,16 @@ from typing import Any
 
 import streamlit as st
 
-from flowdebug import protocols, scenarios
-from flowdebug.debugger import Session, SessionState
+from flowdebug import protocols
+from flowdebug.engine import scenarios
+from flowdebug.engine.debugger import Session, SessionState
+from flowdebug.engine.jobs import Job
+from flowdebug.engine.player_choice import KINDS, PlayerChoice, make_player
 from flowdebug.errors import FlowdebugError
-from flowdebug.jobs import Job
-from flowdebug.player_choice import KINDS, PlayerChoice, make_player
-from flowdebug.players.live import LIVE_PROTOCOLS
+from flowdebug.players.live.settings import LIVE_PROTOCOLS
 from flowdebug.redact import register_secret, url_secrets
 from flowdebug.render import Style
-from flowdebug.store import Store, open_store
+from flowdebug.store.sessions import Store, open_store
 
 DEFAULT_SCENARIO = "weather"
 # Presenter mode enlarges the reading text of the main area; headings, buttons and the

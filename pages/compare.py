@@ -3,14 +3,14 @@ description — which tool each picks, with which arguments, and whether they va
 
 import streamlit as st
 
-from flowdebug.compare import ToolVariant, ab_test, compare, example_arguments
-from flowdebug.emulator import Emulator
+from flowdebug.emulator.server import Emulator
+from flowdebug.engine.player_choice import PlayerChoice, make_player
+from flowdebug.engine.trace import plural
 from flowdebug.errors import FlowdebugError
-from flowdebug.player_choice import PlayerChoice, make_player
 from flowdebug.players.keyword import KeywordPlayer, KeywordRule
-from flowdebug.players.live import LIVE_PROTOCOLS
-from flowdebug.trace import plural
-from flowdebug.views import current_turn
+from flowdebug.players.live.settings import LIVE_PROTOCOLS
+from flowdebug.views.compare import ToolVariant, ab_test, compare, example_arguments
+from flowdebug.views.debugger import current_turn
 from pages import common
 
 common.sidebar()

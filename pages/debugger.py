@@ -4,15 +4,15 @@ import json
 
 import streamlit as st
 
-from flowdebug import scenarios
-from flowdebug.debugger import Breakpoint
+from flowdebug.engine import scenarios
+from flowdebug.engine.debugger import Breakpoint
+from flowdebug.engine.runtime import Approve, Edit, Reject
 from flowdebug.errors import FlowdebugError
-from flowdebug.history_io import part_summary
 from flowdebug.model import Message
 from flowdebug.players import ManualPlayer
 from flowdebug.render import to_png, to_svg
-from flowdebug.runtime import Approve, Edit, Reject
-from flowdebug.views import PHASE_TITLES, edited_arguments, explain, graphs, phase_now
+from flowdebug.views.debugger import PHASE_TITLES, edited_arguments, explain, graphs, phase_now
+from flowdebug.views.history import part_summary
 from pages import common
 
 common.sidebar()

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from flowdebug.encodings import encode_all, turns
 from flowdebug.model import Conversation
+from flowdebug.views.encodings import encode_all, turns
 from pages import common
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_tools" / "weather_conversation.json"

@@ -2,16 +2,16 @@
 
 import streamlit as st
 
+from flowdebug.engine.faults import CATALOG
 from flowdebug.errors import FlowdebugError
-from flowdebug.fault_preview import (
+from flowdebug.views.failures import (
     TARGETS,
     build_fault,
     call_choices,
     catalog_rows,
     preview,
 )
-from flowdebug.faults import CATALOG
-from flowdebug.step_view import LEVEL_ICONS, VERDICT_ICONS, verdict_badge
+from flowdebug.views.protocols import LEVEL_ICONS, VERDICT_ICONS, verdict_badge
 from pages import common
 
 common.sidebar()

@@ -5,7 +5,10 @@ import pandas as pd
 import streamlit as st
 
 from flowdebug.errors import FlowdebugError
-from flowdebug.history_io import (
+from flowdebug.exchange.tools import finding_rows
+from flowdebug.lint.linter import lint_conversation
+from flowdebug.views.debugger import pairing
+from flowdebug.views.history import (
     ROLES,
     add_fork,
     message_from_form,
@@ -17,9 +20,6 @@ from flowdebug.history_io import (
     register,
     revision,
 )
-from flowdebug.lint import lint_conversation
-from flowdebug.tools_io import finding_rows
-from flowdebug.views import pairing
 from pages import common
 
 PAGE = 25  # messages shown at once: a long history stays quick

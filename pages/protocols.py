@@ -3,9 +3,16 @@
 import streamlit as st
 
 from flowdebug.errors import FlowdebugError
-from flowdebug.payload_text import elide, pretty, sse_text
-from flowdebug.step_view import KINDS, LEVEL_ICONS, Change, StepView, step_views, verdict_badge
-from flowdebug.views import PHASE_TITLES, phase_now
+from flowdebug.render.text import elide, pretty, sse_text
+from flowdebug.views.debugger import PHASE_TITLES, phase_now
+from flowdebug.views.protocols import (
+    KINDS,
+    LEVEL_ICONS,
+    Change,
+    StepView,
+    step_views,
+    verdict_badge,
+)
 from pages import common
 
 common.sidebar()

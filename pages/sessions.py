@@ -3,8 +3,10 @@ current one and import of traces or any vendor payload."""
 
 import streamlit as st
 
-from flowdebug import exporting, importing, protocols
+from flowdebug import protocols
 from flowdebug.errors import FlowdebugError
+from flowdebug.exchange import exports as exporting
+from flowdebug.exchange import imports as importing
 from pages import common
 
 common.sidebar()

@@ -8,8 +8,9 @@ import pandas as pd
 import streamlit as st
 
 from flowdebug import protocols
+from flowdebug.engine.trace import plural
 from flowdebug.errors import FlowdebugError
-from flowdebug.tools_io import (
+from flowdebug.exchange.tools import (
     HANDLER_KINDS,
     ToolForm,
     apply_form,
@@ -21,7 +22,6 @@ from flowdebug.tools_io import (
     required_parameters,
     tool_rows,
 )
-from flowdebug.trace import plural
 from pages import common
 
 NEW = "➕ New tool"

@@ -1,6 +1,6 @@
 """Sample tool sets with mock handlers, ready to load into a session.
 
-Each module declares its tools as a :class:`~flowdebug.handlers.Toolset` of python-handled
+Each module declares its tools as a :class:`~flowdebug.engine.handlers.Toolset` of python-handled
 entries: ``weather`` (Tokyo never answers in time), ``tasks`` (a task API whose store lives in
 the session state), ``files`` (a read-only fake file tree) and ``shell`` (canned command
 output, annotated destructive).
@@ -8,8 +8,8 @@ output, annotated destructive).
 
 from __future__ import annotations
 
+from flowdebug.engine.handlers import Toolset
 from flowdebug.errors import UsageError
-from flowdebug.handlers import Toolset
 from sample_tools import files, shell, tasks, weather
 
 TOOLSETS: dict[str, Toolset] = {

@@ -40,7 +40,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-from flowdebug.handlers import (
+from flowdebug.engine.handlers import (
     Outcome,
     ToolContext,
     ToolEntry,
@@ -48,9 +48,9 @@ from flowdebug.handlers import (
     exception_outcome,
     python_tool,
 )
+from flowdebug.engine.runtime import argument_errors
 from flowdebug.model import Image, Text, ToolResult
-from flowdebug.protocols.mcp_convert import INVALID_PARAMS, result_to_mcp, tool_to_mcp
-from flowdebug.runtime import argument_errors
+from flowdebug.protocols.mcp.convert import INVALID_PARAMS, result_to_mcp, tool_to_mcp
 from sample_tools import tasks, weather
 
 NAME = "flowdebug-sample"

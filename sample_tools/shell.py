@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flowdebug.handlers import Toolset, python_tool
+from flowdebug.engine.handlers import Toolset, python_tool
 
 OUTPUTS = {
     "ls": "README.md\nnotes\nsrc\n",

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from flowdebug.handlers import ToolContext, ToolError, Toolset, python_tool
+from flowdebug.engine.handlers import ToolContext, ToolError, Toolset, python_tool
 
 
 class CreateTask(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flowdebug.handlers import ToolContext, Toolset, python_tool
+from flowdebug.engine.handlers import ToolContext, Toolset, python_tool
 
 PARAMETERS = {
     "type": "object",

@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from flowdebug.exporting import trace_schema  # noqa: E402
+from flowdebug.exchange.exports import trace_schema  # noqa: E402
 
 if __name__ == "__main__":
     path = ROOT / "schemas" / "trace-v1.schema.json"

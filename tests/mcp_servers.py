@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from flowdebug.mcp_spec import McpServerSpec
+from flowdebug.mcp.spec import McpServerSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ["python", "-m", "sample_tools.mcp_server"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from flowdebug.cli import main
+from flowdebug.cli.main import main
 from tests.paths import WIRE
 
 
@@ -129,7 +129,7 @@ def test_convert_unknown_payload_exits_2(capsys, monkeypatch):
 )
 def test_console_script_converts_weather_to_every_target(target):
     exe = Path(sys.executable).parent / "flowdebug"
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "flowdebug.cli"]
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "flowdebug.cli.main"]
     proc = subprocess.run(
         [*cmd, "convert", str(WIRE / "anthropic.request.continuation.json"), "--to", target],
         capture_output=True,

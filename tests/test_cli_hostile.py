@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from flowdebug.cli import MAX_DEPTH, main
+from flowdebug.cli.main import MAX_DEPTH, main
 
 COMMANDS = (["convert", "--to", "openai-chat"], ["lint"])
 

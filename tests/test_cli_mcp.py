@@ -15,10 +15,10 @@ import sys
 import pytest
 from pydantic import BaseModel
 
-from flowdebug import scenarios
-from flowdebug.cli import main
-from flowdebug.mcp_client import close_all
-from flowdebug.runtime import Runtime
+from flowdebug.cli.main import main
+from flowdebug.engine import scenarios
+from flowdebug.engine.runtime import Runtime
+from flowdebug.mcp.client import close_all
 from tests.mcp_servers import ROOT, http_server
 
 FOREIGN = [sys.executable, "-m", "tests.test_cli_mcp", "--serve"]
@@ -29,7 +29,7 @@ SAMPLE_CMD = shlex.join([sys.executable, "-m", "sample_tools.mcp_server", "--fau
 def flowdebug(*argv: str) -> subprocess.CompletedProcess[str]:
     """The real command, as a script would run it."""
     return subprocess.run(
-        [sys.executable, "-m", "flowdebug.cli", *argv],
+        [sys.executable, "-m", "flowdebug.cli.main", *argv],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -6,7 +6,14 @@ import threading
 
 import pytest
 
-from flowdebug.compare import (
+from flowdebug.emulator.server import Emulator
+from flowdebug.errors import UsageError
+from flowdebug.model import Message, ModelResponse, ToolCall
+from flowdebug.players.base import PlayerTurn
+from flowdebug.players.keyword import KeywordPlayer, KeywordRule
+from flowdebug.players.live.player import live_player
+from flowdebug.players.scripted import ScriptedCall, ScriptedPlayer, ScriptedTurn
+from flowdebug.views.compare import (
     NO_TOOL,
     ToolVariant,
     ab_test,
@@ -14,13 +21,6 @@ from flowdebug.compare import (
     check_calls,
     compare,
 )
-from flowdebug.emulator import Emulator
-from flowdebug.errors import UsageError
-from flowdebug.model import Message, ModelResponse, ToolCall
-from flowdebug.players.base import PlayerTurn
-from flowdebug.players.keyword import KeywordPlayer, KeywordRule
-from flowdebug.players.live import live_player
-from flowdebug.players.scripted import ScriptedCall, ScriptedPlayer, ScriptedTurn
 from tests import cases
 
 LIVE = ["anthropic", "openai-chat", "openai-responses", "gemini"]
@@ -231,8 +231,8 @@ def test_compare_accepts_any_player_including_offline_ones():
 
 
 def test_example_arguments_come_from_the_history_then_the_script():
-    from flowdebug.compare import example_arguments
     from flowdebug.model import Conversation
+    from flowdebug.views.compare import example_arguments
 
     assert example_arguments("weather", Conversation(), "get_weather") == {
         "location": "Paris",

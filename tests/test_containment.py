@@ -11,7 +11,7 @@ import time
 import pytest
 
 from flowdebug import hosting
-from flowdebug.handlers import (
+from flowdebug.engine.handlers import (
     MAX_FIELD_WIDTH,
     CodeHandler,
     Rule,
@@ -19,7 +19,7 @@ from flowdebug.handlers import (
     TemplateHandler,
     ToolContext,
 )
-from flowdebug.sandbox import run_code
+from flowdebug.engine.sandbox import run_code
 
 
 @pytest.fixture(autouse=True)
@@ -207,7 +207,7 @@ def test_the_child_limits_its_processes_to_what_runs_plus_a_few():
 
     probe = (
         "import os, resource\n"
-        "from flowdebug import sandbox\n"
+        "from flowdebug.engine import sandbox\n"
         "os.geteuid = lambda: 1000\n"  # the limit is set for any user but root, who ignores it
         "before = sandbox._user_tasks()\n"
         "sandbox._limit_resources(256, 16, 1 << 20)\n"

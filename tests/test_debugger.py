@@ -6,14 +6,15 @@ import json
 
 import pytest
 
-from flowdebug import protocols, scenarios
-from flowdebug.debugger import Breakpoint, Session
-from flowdebug.edits import EditError
-from flowdebug.encodings import encode_all
+from flowdebug import protocols
+from flowdebug.engine import scenarios
+from flowdebug.engine.debugger import Breakpoint, Session
+from flowdebug.engine.edits import EditError
+from flowdebug.engine.faults import parse_fault
+from flowdebug.engine.runtime import Approve, Edit, Reject
+from flowdebug.engine.trace import sequence
 from flowdebug.errors import UsageError
-from flowdebug.faults import parse_fault
-from flowdebug.runtime import Approve, Edit, Reject
-from flowdebug.trace import sequence
+from flowdebug.views.encodings import encode_all
 
 C, R, F, H = "tool_call", "result", "final_answer", "halt"
 
@@ -385,7 +386,7 @@ def test_faults_apply_through_the_session():
 
 
 def test_session_state_round_trips_through_json():
-    from flowdebug.debugger import SessionState
+    from flowdebug.engine.debugger import SessionState
 
     session = Session.from_scenario("destructive")
     session.run()
@@ -424,7 +425,7 @@ def test_run_with_the_manual_player_stops_where_the_person_must_write_the_turn()
 
 
 def test_a_final_answer_is_explained_as_one():
-    from flowdebug.views import explain
+    from flowdebug.views.debugger import explain
 
     text, fields = explain("request", ["anthropic", "openai-chat"], final=True)
     assert "final answer" in text and "end_turn" in fields["anthropic"]

@@ -12,12 +12,12 @@ import httpx
 import pytest
 
 from flowdebug import protocols
-from flowdebug.cli import build_parser
-from flowdebug.emulator import FAULT_HEADER, Emulator
-from flowdebug.emulator_faults import FAULTS, parse_fault
+from flowdebug.cli.main import build_parser
+from flowdebug.emulator.faults import FAULTS, parse_fault
+from flowdebug.emulator.server import FAULT_HEADER, Emulator
 from flowdebug.errors import UsageError
 from flowdebug.players.keyword import KeywordPlayer, KeywordRule
-from flowdebug.players.wire import SSEParser
+from flowdebug.players.live.wire import SSEParser
 from tests import cases
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -262,7 +262,7 @@ def test_emulate_is_a_flowdebug_command():
 
 def test_flowdebug_emulate_serves_until_stopped():
     proc = subprocess.Popen(
-        [sys.executable, "-m", "flowdebug.cli", "emulate", "--port", "0"],
+        [sys.executable, "-m", "flowdebug.cli.main", "emulate", "--port", "0"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -13,11 +13,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from flowdebug import cli, protocols
-from flowdebug.convert import response_from_message
-from flowdebug.debugger import Session
+from flowdebug import protocols
+from flowdebug.cli import main as cli
+from flowdebug.engine.debugger import Session
 from flowdebug.errors import FlowdebugError, UsageError
-from flowdebug.exporting import (
+from flowdebug.exchange.exports import (
     FORMATS,
     TRACE_FORMAT,
     Trace,
@@ -27,7 +27,8 @@ from flowdebug.exporting import (
     trace,
     trace_schema,
 )
-from flowdebug.snippets import SDKS, snippet
+from flowdebug.exchange.snippets import SDKS, snippet
+from flowdebug.protocols.convert import response_from_message
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "schemas" / "trace-v1.schema.json"

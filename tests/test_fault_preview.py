@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from flowdebug.debugger import Session
+from flowdebug.engine.debugger import Session
+from flowdebug.engine.faults import CATALOG, Fault, parse_fault
 from flowdebug.errors import UsageError
-from flowdebug.fault_preview import build_fault, call_choices, catalog_rows, preview
-from flowdebug.faults import CATALOG, Fault, parse_fault
+from flowdebug.views.failures import build_fault, call_choices, catalog_rows, preview
 
 GEMINI_NOT_ADJACENT = (
     "Please ensure that function response turn comes immediately after a function call turn"

@@ -7,8 +7,7 @@ from typing import get_args
 
 import pytest
 
-from flowdebug.errors import UsageError
-from flowdebug.faults import (
+from flowdebug.engine.faults import (
     CATALOG,
     Fault,
     FaultKind,
@@ -19,9 +18,10 @@ from flowdebug.faults import (
     invalid_arguments,
     parse_fault,
 )
-from flowdebug.handlers import FixedHandler, ToolEntry, Toolset
+from flowdebug.engine.handlers import FixedHandler, ToolEntry, Toolset
+from flowdebug.engine.runtime import Policy, Runtime
+from flowdebug.errors import UsageError
 from flowdebug.model import Message, Text, Tool, ToolCall, ToolResult
-from flowdebug.runtime import Policy, Runtime
 from tests import cases
 
 WEATHER = ToolEntry(tool=cases.WEATHER_TOOL, handler=FixedHandler(result={"temperature": 18}))

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from flowdebug.convert import convert, decode
 from flowdebug.errors import CodecError
 from flowdebug.protocols import detect
+from flowdebug.protocols.convert import convert, decode
 from tests.paths import WIRE
 
 
@@ -106,7 +106,7 @@ def test_the_cli_says_in_one_line_what_it_assumed(tmp_path):
     path = tmp_path / "message.json"
     path.write_text(json.dumps(FRAGMENTS["gemini model content"][0]))
     run = subprocess.run(
-        [sys.executable, "-m", "flowdebug.cli", "convert", str(path), "--to", "anthropic"],
+        [sys.executable, "-m", "flowdebug.cli.main", "convert", str(path), "--to", "anthropic"],
         capture_output=True,
         text=True,
     )

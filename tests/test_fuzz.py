@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flowdebug.convert import TARGETS, convert
-from flowdebug.debugger import Session
-from flowdebug.edits import EditError
+from flowdebug.engine.debugger import Session
+from flowdebug.engine.edits import EditError
 from flowdebug.errors import CodecError, FlowdebugError
-from flowdebug.exporting import trace
-from flowdebug.importing import import_session
-from flowdebug.store import state_json
+from flowdebug.exchange.exports import trace
+from flowdebug.exchange.imports import import_session
+from flowdebug.protocols.convert import TARGETS, convert
+from flowdebug.store.sessions import state_json
 from tests.paths import WIRE
 
 REFERENCE = {p.name: json.loads(p.read_text("utf-8")) for p in sorted(WIRE.glob("*.json"))}
@@ -158,7 +158,7 @@ def test_importing_mutated_traces_never_crashes(finished, data):
 @FUZZ
 @given(st.data())
 def test_pasting_tools_mutated_from_any_payload_never_crashes(data):
-    from flowdebug.tools_io import parse_tools
+    from flowdebug.exchange.tools import parse_tools
 
     source = data.draw(st.sampled_from(sorted(REFERENCE)) | st.just("random"))
     payload = data.draw(JSON) if source == "random" else _mutate(data, REFERENCE[source])

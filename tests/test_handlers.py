@@ -9,7 +9,7 @@ import time
 import pytest
 from pydantic import BaseModel, Field, ValidationError
 
-from flowdebug.handlers import (
+from flowdebug.engine.handlers import (
     HANDLER,
     CodeHandler,
     FixedHandler,
@@ -25,8 +25,8 @@ from flowdebug.handlers import (
     python_tool,
     schema_of,
 )
+from flowdebug.engine.sandbox import run_code, scrubbed_env
 from flowdebug.model import Tool
-from flowdebug.sandbox import run_code, scrubbed_env
 from sample_tools import TOOLSETS, toolset
 from tests import cases
 

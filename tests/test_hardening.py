@@ -6,15 +6,15 @@ import shutil
 
 import pytest
 
-from flowdebug import sandbox
-from flowdebug.debugger import Session
-from flowdebug.exporting import FORMATS, export
-from flowdebug.handlers import CodeHandler, ToolContext, ToolEntry
+from flowdebug.engine import sandbox
+from flowdebug.engine.debugger import Session
+from flowdebug.engine.handlers import CodeHandler, ToolContext, ToolEntry
+from flowdebug.engine.sandbox import code_handlers_enabled, disable_code_handlers, run_code
+from flowdebug.exchange.exports import FORMATS, export
+from flowdebug.exchange.snippets import SDKS
 from flowdebug.model import Message, Text, Tool
 from flowdebug.redact import REDACTED, is_secret_name, redact_names, register_secret
-from flowdebug.sandbox import code_handlers_enabled, disable_code_handlers, run_code
-from flowdebug.snippets import SDKS
-from flowdebug.store import open_store
+from flowdebug.store.sessions import open_store
 
 KEY = "sk-proj-FAKEKEY0123456789abcdefghijklmnopqrstuv"
 TYPED = "AIzaFAKE-typed-in-the-sidebar-0123456789"

@@ -6,9 +6,11 @@ import json
 
 import pytest
 
-from flowdebug.debugger import Session
-from flowdebug.edits import EditError
-from flowdebug.history_io import (
+from flowdebug.engine.debugger import Session
+from flowdebug.engine.edits import EditError
+from flowdebug.model import Text
+from flowdebug.views.debugger import pairing
+from flowdebug.views.history import (
     add_fork,
     message_from_form,
     pair_problems,
@@ -18,8 +20,6 @@ from flowdebug.history_io import (
     register,
     revision,
 )
-from flowdebug.model import Text
-from flowdebug.views import pairing
 from tests import cases
 
 
@@ -118,9 +118,9 @@ def test_revision_changes_with_the_history_and_comes_back_on_undo():
 
 
 def test_hosted_parts_are_summed_up_as_run_by_the_vendor_and_belong_to_the_model():
-    from flowdebug.edits import EditError, parse_message
-    from flowdebug.history_io import part_summary
+    from flowdebug.engine.edits import EditError, parse_message
     from flowdebug.model import HostedCall, HostedResult
+    from flowdebug.views.history import part_summary
 
     call = HostedCall(id="ws_1", name="web_search", arguments={"query": "Paris"})
     assert part_summary(call) == 'run by the vendor: web_search(query="Paris") · ws_1'

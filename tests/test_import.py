@@ -8,17 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from flowdebug import cli
-from flowdebug.convert import decode
-from flowdebug.debugger import Session
+from flowdebug.cli import main as cli
+from flowdebug.engine.debugger import Session
+from flowdebug.engine.handlers import FixedHandler
+from flowdebug.engine.trace import sequence
 from flowdebug.errors import CodecError
-from flowdebug.exporting import export
-from flowdebug.handlers import FixedHandler
-from flowdebug.importing import import_session
+from flowdebug.exchange.exports import export
+from flowdebug.exchange.imports import import_session
 from flowdebug.model import Message, Text, ToolCall
 from flowdebug.players.manual import ManualPlayer
-from flowdebug.store import open_store
-from flowdebug.trace import sequence
+from flowdebug.protocols.convert import decode
+from flowdebug.store.sessions import open_store
 from tests.paths import WIRE
 
 REFERENCE = sorted(WIRE.glob("*.json")) if WIRE.is_dir() else []

@@ -8,10 +8,10 @@ import json
 import pytest
 
 from flowdebug import protocols
-from flowdebug.cli import main
+from flowdebug.cli.main import main
+from flowdebug.engine.faults import apply_protocol_faults, apply_request_faults, parse_fault
 from flowdebug.errors import CodecError, UsageError
-from flowdebug.faults import apply_protocol_faults, apply_request_faults, parse_fault
-from flowdebug.lint import (
+from flowdebug.lint.linter import (
     PROTOCOLS,
     Finding,
     format_finding,

@@ -16,13 +16,13 @@ import socket
 import pytest
 
 from flowdebug import protocols
-from flowdebug.emulator import Emulator
-from flowdebug.emulator_faults import parse_fault
+from flowdebug.emulator.faults import parse_fault
+from flowdebug.emulator.server import Emulator
 from flowdebug.errors import ProviderError
 from flowdebug.model import Conversation, ToolChoice
-from flowdebug.players.differences import wire_differences
-from flowdebug.players.live import LivePlayer, LiveSettings, live_player
-from flowdebug.players.wire import REDACTED, Secret, SSEParser
+from flowdebug.players.live.differences import wire_differences
+from flowdebug.players.live.player import LivePlayer, LiveSettings, live_player
+from flowdebug.players.live.wire import REDACTED, Secret, SSEParser
 from tests import cases
 from tests.recorded_server import REAL, REFERENCE, RecordedServer, catalog, unwrap
 
@@ -467,8 +467,8 @@ def test_a_typed_key_appears_nowhere_in_what_flowdebug_keeps(
 
 
 def test_the_key_is_scrubbed_from_a_vendor_error_that_echoes_it():
-    from flowdebug.players.live_errors import classify
-    from flowdebug.players.wire import Capture
+    from flowdebug.players.live.errors import classify
+    from flowdebug.players.live.wire import Capture
 
     capture = Capture("POST", "http://x", {}, b"{}")
     capture.respond(401, {"content-type": "application/json"})

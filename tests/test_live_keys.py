@@ -11,13 +11,13 @@ import json
 
 import pytest
 
-from flowdebug.debugger import Session
-from flowdebug.exporting import FORMATS, export
-from flowdebug.player_choice import PlayerChoice
-from flowdebug.players.live import LiveSettings, live_player
-from flowdebug.players.live_keys import ALLOWED_ENV, env_key_allowed, within
+from flowdebug.engine.debugger import Session
+from flowdebug.engine.player_choice import PlayerChoice
+from flowdebug.exchange.exports import FORMATS, export
+from flowdebug.players.live.keys import ALLOWED_ENV, env_key_allowed, within
+from flowdebug.players.live.player import LiveSettings, live_player
 from flowdebug.redact import register_secret, strip_url_credentials, url_secrets
-from flowdebug.store import Store
+from flowdebug.store.sessions import Store
 from tests import cases
 from tests.recorded_server import RecordedServer, _Handler
 

@@ -7,14 +7,17 @@ import threading
 
 import pytest
 
-from flowdebug import mcp_client, protocols, scenarios
-from flowdebug.handlers import HANDLER, McpHandler, ToolEntry, Toolset
-from flowdebug.mcp_bridge import mcp_bridge_report, tools_part
-from flowdebug.mcp_client import McpClient, McpError, close_all, toolset_from_mcp
-from flowdebug.mcp_spec import McpServerSpec
+from flowdebug import protocols
+from flowdebug.engine import scenarios
+from flowdebug.engine.handlers import HANDLER, McpHandler, ToolEntry, Toolset
+from flowdebug.engine.mcp_tools import toolset_from_mcp
+from flowdebug.engine.runtime import Execution, Policy, Runtime
+from flowdebug.engine.trace import TraceEvent, sequence
+from flowdebug.mcp import client as mcp_client
+from flowdebug.mcp.bridge import mcp_bridge_report, tools_part
+from flowdebug.mcp.client import McpClient, McpError, close_all
+from flowdebug.mcp.spec import McpServerSpec
 from flowdebug.model import Message, Tool, ToolCall
-from flowdebug.runtime import Execution, Policy, Runtime
-from flowdebug.trace import TraceEvent, sequence
 from tests.mcp_servers import FAULTY_STDIO, SAMPLE_STDIO, http_server
 
 

@@ -10,8 +10,8 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from flowdebug.mcp_client import McpClient
-from flowdebug.mcp_spec import McpServerSpec
+from flowdebug.mcp.client import McpClient
+from flowdebug.mcp.spec import McpServerSpec
 from sample_tools import TOOLSETS, mcp_server
 from tests.mcp_servers import FAULTY_STDIO, ROOT, SAMPLE_STDIO, http_server
 

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from flowdebug.convert import decode
-from flowdebug.lint import format_finding, lint_payload
+from flowdebug.lint.linter import format_finding, lint_payload
 from flowdebug.model import (
     Conversation,
     HostedCall,
@@ -26,6 +25,7 @@ from flowdebug.model import (
 )
 from flowdebug.protocols import PROTOCOLS, ConversionWarning, detect, get
 from flowdebug.protocols.base import safe_call_id, safe_name
+from flowdebug.protocols.convert import decode
 from tests.paths import REAL
 from tests.real_expect import Call, Expect, Result, more_expectations
 from tests.sdkcheck import validate_wire

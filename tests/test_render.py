@@ -8,10 +8,10 @@ import shutil
 import pytest
 
 from flowdebug import protocols
-from flowdebug.debugger import Session
+from flowdebug.engine.debugger import Session
+from flowdebug.engine.trace import lanes, sequence
 from flowdebug.render import Style, to_dot, to_mermaid, to_png, to_svg
 from flowdebug.render.dot import ERROR_COLOR, HIGHLIGHT, PHASE_COLORS
-from flowdebug.trace import lanes, sequence
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz not installed")
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from flowdebug.debugger import Session
+from flowdebug.engine.debugger import Session
+from flowdebug.engine.replay import replay
+from flowdebug.engine.trace import sequence
 from flowdebug.model import (
     Conversation,
     HostedCall,
@@ -14,8 +16,6 @@ from flowdebug.model import (
     ToolCall,
     ToolResult,
 )
-from flowdebug.replay import replay
-from flowdebug.trace import sequence
 
 
 def _essence(events):
@@ -209,8 +209,8 @@ def test_hosted_calls_are_drawn_as_notes_on_the_model_lane_in_each_vendors_terms
 
 
 def test_a_hosted_call_renders_in_every_format():
+    from flowdebug.engine.trace import lanes
     from flowdebug.render import to_dot, to_mermaid
-    from flowdebug.trace import lanes
 
     arrows = sequence(replay(HOSTED).events, "anthropic")
     assert "server_tool_use" in to_dot(arrows, lanes("anthropic"), "t")

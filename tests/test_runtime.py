@@ -7,9 +7,8 @@ import time
 
 import pytest
 
-from flowdebug.handlers import CodeHandler, FixedHandler, PythonHandler, ToolEntry, Toolset
-from flowdebug.model import Message, Tool, ToolCall
-from flowdebug.runtime import (
+from flowdebug.engine.handlers import CodeHandler, FixedHandler, PythonHandler, ToolEntry, Toolset
+from flowdebug.engine.runtime import (
     Approve,
     Batch,
     Edit,
@@ -20,6 +19,7 @@ from flowdebug.runtime import (
     needs_approval,
     unknown_tool_text,
 )
+from flowdebug.model import Message, Tool, ToolCall
 from sample_tools import TOOLSETS, toolset
 from tests import cases
 

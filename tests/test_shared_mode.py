@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from flowdebug import hosting, scenarios
-from flowdebug.cli import main
-from flowdebug.debugger import Session
-from flowdebug.exporting import export
-from flowdebug.handlers import (
+from flowdebug import hosting
+from flowdebug.cli.main import main
+from flowdebug.engine import scenarios
+from flowdebug.engine.debugger import Session
+from flowdebug.engine.handlers import (
     CodeHandler,
     McpHandler,
     PythonHandler,
@@ -20,14 +20,15 @@ from flowdebug.handlers import (
     Toolset,
     refuse_unsafe,
 )
+from flowdebug.engine.runtime import Policy, Runtime
+from flowdebug.exchange.exports import export
+from flowdebug.exchange.imports import import_session
+from flowdebug.exchange.tools import ToolForm, ToolFormError, apply_form, import_tools, parse_tools
 from flowdebug.hosting import Refused
-from flowdebug.importing import import_session
-from flowdebug.mcp_client import McpClient
-from flowdebug.mcp_spec import McpServerSpec
+from flowdebug.mcp.client import McpClient
+from flowdebug.mcp.spec import McpServerSpec
 from flowdebug.model import Tool
-from flowdebug.runtime import Policy, Runtime
-from flowdebug.store import open_store
-from flowdebug.tools_io import ToolForm, ToolFormError, apply_form, import_tools, parse_tools
+from flowdebug.store.sessions import open_store
 
 MESSAGE = "refused on this shared server (FLOWDEBUG_SHARED=1)"
 ECHO = "def handler(args):\n    return {'echo': args}\n"
@@ -277,7 +278,7 @@ def test_code_memory_null_means_the_hosts_ceiling():
 
 
 def test_the_tool_editor_offers_no_code_kind_where_code_is_refused(monkeypatch):
-    from flowdebug.tools_io import HANDLER_KINDS, handler_kinds
+    from flowdebug.exchange.tools import HANDLER_KINDS, handler_kinds
 
     monkeypatch.delenv(hosting.SHARED_ENV, raising=False)
     monkeypatch.delenv(hosting.DISABLE_CODE_ENV, raising=False)

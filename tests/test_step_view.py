@@ -8,12 +8,14 @@ import re
 
 import pytest
 
-from flowdebug import payload_text, protocols, step_view
-from flowdebug.debugger import Session
+from flowdebug import protocols
+from flowdebug.engine.debugger import Session
 from flowdebug.model import Conversation, Message, Text, ToolCall, ToolResult
-from flowdebug.payload_text import changed_paths, elide, pretty, sse_text, text_diff
-from flowdebug.step_view import step_views, verdict
-from flowdebug.views import previous_state
+from flowdebug.render import text as payload_text
+from flowdebug.render.text import changed_paths, elide, pretty, sse_text, text_diff
+from flowdebug.views import protocols as step_view
+from flowdebug.views.debugger import previous_state
+from flowdebug.views.protocols import step_views, verdict
 
 NAMES = list(protocols.PROTOCOLS)
 view = step_view.step_view
@@ -391,7 +393,7 @@ def test_elide_keeps_the_first_and_last_lines_of_a_long_text():
 
 
 def test_edited_arguments_name_json_errors_and_schema_violations():
-    from flowdebug.views import edited_arguments
+    from flowdebug.views.debugger import edited_arguments
 
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
     assert edited_arguments('{"n": 2}', schema) == ({"n": 2}, [])

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from flowdebug.debugger import Session, SessionState
+from flowdebug.engine.debugger import Session, SessionState
+from flowdebug.engine.runtime import Policy
 from flowdebug.errors import UsageError
 from flowdebug.model import Conversation, Message, Text, ToolCall
 from flowdebug.players import ScriptedPlayer, ScriptedTurn
-from flowdebug.runtime import Policy
-from flowdebug.store import Store, StoreError, default_url, open_store
-from flowdebug.store_db import MIGRATIONS, Tx, migrate, open_database
+from flowdebug.store.db import MIGRATIONS, Tx, migrate, open_database
+from flowdebug.store.sessions import Store, StoreError, default_url, open_store
 from sample_tools import toolset
 from tests import pgserver
 
@@ -393,7 +393,7 @@ SAVER = textwrap.dedent(
     import sys
     sys.path.insert(0, {root!r})
     from tests.test_store import long_session
-    from flowdebug.store import open_store
+    from flowdebug.store.sessions import open_store
 
     store = open_store({url!r})
     session = long_session(2)

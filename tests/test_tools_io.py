@@ -7,9 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from flowdebug import lint, protocols
-from flowdebug.errors import CodecError, UsageError
-from flowdebug.handlers import (
+from flowdebug import protocols
+from flowdebug.engine.handlers import (
     CodeHandler,
     FixedHandler,
     McpHandler,
@@ -19,9 +18,8 @@ from flowdebug.handlers import (
     ToolEntry,
     Toolset,
 )
-from flowdebug.mcp_spec import McpServerSpec
-from flowdebug.model import Tool
-from flowdebug.tools_io import (
+from flowdebug.errors import CodecError, UsageError
+from flowdebug.exchange.tools import (
     ToolForm,
     ToolFormError,
     apply_form,
@@ -34,6 +32,9 @@ from flowdebug.tools_io import (
     tool_rows,
     upsert_tool,
 )
+from flowdebug.lint import linter as lint
+from flowdebug.mcp.spec import McpServerSpec
+from flowdebug.model import Tool
 from sample_tools import toolset as sample_toolset
 from tests import cases
 
@@ -407,7 +408,7 @@ def test_tool_rows_show_handler_timeout_destructive_and_findings():
 
 
 def test_code_handlers_are_refused_when_the_deployment_disables_them(monkeypatch):
-    from flowdebug.tools_io import ToolFormError, _code
+    from flowdebug.exchange.tools import ToolFormError, _code
 
     monkeypatch.setenv("FLOWDEBUG_DISABLE_CODE_HANDLERS", "1")
     with pytest.raises(ToolFormError, match="code handlers are disabled"):

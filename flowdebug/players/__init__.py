@@ -2,7 +2,7 @@
 
 from flowdebug.players.base import Player, PlayerTurn, WireExchange
 from flowdebug.players.keyword import KeywordPlayer, KeywordRule
-from flowdebug.players.live import LivePlayer, LiveSettings, live_player
+from flowdebug.players.live.player import LivePlayer, LiveSettings, live_player
 from flowdebug.players.manual import ManualPlayer
 from flowdebug.players.scripted import ScriptedPlayer, ScriptedTurn
 

@@ -19,7 +19,7 @@ class WireExchange:
     ``stream_events`` the SSE ``data:`` objects in wire order. Credentials in headers and
     URLs are already ``[redacted]``. ``codec_request`` is flowdebug's own encoding of the
     same call and ``differences`` what the SDK changed in it (see
-    :func:`flowdebug.players.differences.wire_differences`); ``argument_snapshots`` are
+    :func:`flowdebug.players.live.differences.wire_differences`); ``argument_snapshots`` are
     ``(call index, arguments so far)`` steps of a stream.
     """
 

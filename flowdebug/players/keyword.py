@@ -1,7 +1,7 @@
 """The keyword player: calls a tool only when the tool's description contains a word.
 
 A deterministic stand-in for a model that reads tool descriptions, so description A/B tests
-(:func:`flowdebug.compare.ab_test`) have something to measure offline: behind the emulator,
+(:func:`flowdebug.views.compare.ab_test`) have something to measure offline: behind the emulator,
 a variant whose description lacks the word gets a text answer instead of a call.
 """
 

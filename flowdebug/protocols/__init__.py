@@ -5,8 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from flowdebug.errors import UsageError
-from flowdebug.protocols import anthropic, gemini, mcp, openai_chat, openai_responses
+from flowdebug.protocols.anthropic import codec as anthropic
 from flowdebug.protocols.base import Codec, ConversionWarning, Converted, Kind
+from flowdebug.protocols.gemini import codec as gemini
+from flowdebug.protocols.mcp import codec as mcp
+from flowdebug.protocols.openai_chat import codec as openai_chat
+from flowdebug.protocols.openai_responses import codec as openai_responses
 
 PROTOCOLS: dict[str, Codec] = {
     c.name: c

@@ -12,7 +12,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from flowdebug.trace import LANES, Arrow, Lane
+from flowdebug.engine.trace import LANES, Arrow, Lane
 
 PHASE_COLORS = {
     "declaration": "#1f5fa8",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flowdebug.trace import LANES, Arrow, Lane
+from flowdebug.engine.trace import LANES, Arrow, Lane
 
 
 def _text(label: str) -> str:

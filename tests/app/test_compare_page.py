@@ -68,7 +68,7 @@ def test_compare_with_a_live_player_and_no_key_reports_the_error_per_row(at, mon
 
 
 def test_another_scenario_gets_its_own_emulator_and_old_results_go(at):
-    from flowdebug.debugger import Session
+    from flowdebug.engine.debugger import Session
 
     at.button(key="cmp_run").click().run()
     assert all(r["chosen"].startswith("get_weather") for r in at.session_state.fd_compare)

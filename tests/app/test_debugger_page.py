@@ -160,7 +160,7 @@ def test_manual_player_plays_the_turn_the_person_writes(at):
 
 
 def test_live_player_through_the_emulator_records_the_wire_and_never_the_key(at):
-    from flowdebug.emulator import Emulator
+    from flowdebug.emulator.server import Emulator
 
     key = "sk-flowdebug-test-SECRET-123"
     with Emulator(scenario="weather") as emu:

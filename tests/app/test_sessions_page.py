@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from flowdebug.store import open_store
+from flowdebug.store.sessions import open_store
 from tests.paths import WIRE
 
 PAGES = Path(__file__).resolve().parents[2] / "pages"

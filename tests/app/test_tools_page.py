@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from flowdebug import protocols
-from flowdebug.handlers import FixedHandler, PythonHandler
+from flowdebug.engine.handlers import FixedHandler, PythonHandler
 from tests import cases
 from tests.app.markdown import cells, shown
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from flowdebug.importing import import_session
-from flowdebug.store import open_store
+from flowdebug.exchange.imports import import_session
+from flowdebug.store.sessions import open_store
 from tests.e2e.app_server import CHROMIUM, FLAGS, app_server, wait_idle
 
 pytestmark = pytest.mark.browser

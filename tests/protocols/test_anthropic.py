@@ -26,8 +26,8 @@ from flowdebug.model import (
     ToolChoice,
     ToolResult,
 )
-from flowdebug.protocols.anthropic import CODEC
-from flowdebug.protocols.anthropic_stream import unwrap
+from flowdebug.protocols.anthropic.codec import CODEC
+from flowdebug.protocols.anthropic.stream import unwrap
 from tests import cases
 from tests.goldens import check_golden
 from tests.paths import REAL, WIRE

@@ -10,7 +10,7 @@ import pytest
 from anthropic.types.beta import BetaMessage
 
 from flowdebug.model import HostedCall, HostedResult, Message, ModelResponse, Text
-from flowdebug.protocols.anthropic import CODEC
+from flowdebug.protocols.anthropic.codec import CODEC
 from tests.paths import REAL
 from tests.sdkcheck import assert_model
 

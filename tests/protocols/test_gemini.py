@@ -31,7 +31,7 @@ from flowdebug.model import (
     ToolResult,
 )
 from flowdebug.protocols.base import safe_name
-from flowdebug.protocols.gemini import CODEC
+from flowdebug.protocols.gemini.codec import CODEC
 from tests import cases
 from tests.goldens import check_golden
 from tests.paths import WIRE

@@ -17,7 +17,7 @@ from flowdebug.model import (
     ToolResult,
 )
 from flowdebug.protocols import detect
-from flowdebug.protocols.gemini import CODEC
+from flowdebug.protocols.gemini.codec import CODEC
 from tests.paths import REAL
 
 

@@ -24,7 +24,7 @@ from flowdebug.model import (
     ToolResult,
 )
 from flowdebug.protocols import detect
-from flowdebug.protocols.mcp import (
+from flowdebug.protocols.mcp.codec import (
     CODEC,
     result_from_mcp,
     result_to_mcp,

@@ -24,7 +24,7 @@ from flowdebug.model import (
     ToolResult,
 )
 from flowdebug.protocols import detect
-from flowdebug.protocols.mcp import CODEC
+from flowdebug.protocols.mcp.codec import CODEC
 from tests.paths import REAL
 from tests.sdkcheck import assert_params
 

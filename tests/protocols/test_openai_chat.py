@@ -24,7 +24,7 @@ from flowdebug.model import (
     ToolResult,
 )
 from flowdebug.protocols.base import safe_name
-from flowdebug.protocols.openai_chat import CODEC
+from flowdebug.protocols.openai_chat.codec import CODEC
 from tests import cases
 from tests.goldens import check_golden
 from tests.paths import WIRE

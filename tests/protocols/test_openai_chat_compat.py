@@ -19,7 +19,7 @@ from flowdebug.model import (
     ToolCall,
 )
 from flowdebug.protocols import get
-from flowdebug.protocols.openai_chat import CODEC
+from flowdebug.protocols.openai_chat.codec import CODEC
 from tests.paths import REAL
 
 GEMINI = get("gemini")

@@ -29,8 +29,8 @@ from flowdebug.model import (
     ToolResult,
 )
 from flowdebug.protocols import detect
-from flowdebug.protocols.openai_responses import CODEC
-from flowdebug.protocols.openai_responses_stream import fragments
+from flowdebug.protocols.openai_responses.codec import CODEC
+from flowdebug.protocols.openai_responses.stream import fragments
 from tests import cases
 from tests.goldens import GOLDEN, check_golden
 from tests.paths import WIRE

@@ -21,7 +21,7 @@ from flowdebug.model import (
     ToolCall,
     ToolResult,
 )
-from flowdebug.protocols.openai_responses import CODEC
+from flowdebug.protocols.openai_responses.codec import CODEC
 from tests.paths import REAL
 from tests.sdkcheck import assert_model, assert_params
 

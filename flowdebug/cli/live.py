@@ -1,0 +1,58 @@
+"""Command-line commands for live models: ``flowdebug emulate``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from flowdebug.emulator.faults import FAULTS
+
+
+def cmd_emulate(args: argparse.Namespace) -> int:
+    from flowdebug.emulator.server import Emulator
+
+    emulator = Emulator(
+        scenario=args.scenario,
+        host=args.host,
+        port=args.port,
+        fault=args.fault,
+        delay=args.delay,
+        verbose=True,
+    )
+    url = emulator.url
+    print(
+        f"flowdebug emulator on {url} (scenario {args.scenario}); base_url per SDK:\n"
+        f"  anthropic         {emulator.base_url('anthropic')}\n"
+        f"  openai-chat       {emulator.base_url('openai-chat')}\n"
+        f"  openai-responses  {emulator.base_url('openai-responses')}\n"
+        f"  gemini            {emulator.base_url('gemini')}\n"
+        "a model named after a fault (error-429, slow-2, ...) fails that way; Ctrl-C stops",
+        flush=True,
+    )
+    try:
+        emulator.serve_forever()
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+    finally:
+        emulator.stop()
+    return 0
+
+
+def add_commands(subparsers: Any) -> None:
+    """Add the live-model commands to the ``flowdebug`` parser's subparsers."""
+    p = subparsers.add_parser(
+        "emulate",
+        help="serve the Anthropic, OpenAI and Gemini APIs locally, played by a scenario",
+        description="A local server speaking the vendors' model APIs (streaming included), "
+        "answered by a scenario's scripted model, so SDKs and the app work offline.",
+        epilog="faults: " + "; ".join(f"{k}: {v}" for k, v in FAULTS.items()),
+    )
+    p.add_argument("--port", type=int, default=8765, help="port (0: any free port)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--scenario", default="weather", help="scenario name or .json path")
+    p.add_argument("--fault", help="fail every request this way (see the list below)")
+    p.add_argument(
+        "--delay", type=float, default=0.0, help="seconds between stream events (default 0)"
+    )
+    p.set_defaults(func=cmd_emulate)

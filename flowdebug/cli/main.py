@@ -1,0 +1,259 @@
+"""The ``flowdebug`` command. Its output formats are a contract (see DESIGN.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from flowdebug import protocols
+from flowdebug.cli import live as cli_live
+from flowdebug.cli import mcp as cli_mcp
+from flowdebug.errors import CodecError, FlowdebugError, UsageError, json_path
+
+# Deeper than this, a payload is refused before any codec sees it: real payloads nest a few
+# levels around arguments, and pydantic gives up (RecursionError) from about 250.
+MAX_DEPTH = 128
+
+
+def _read(path: str | None) -> tuple[str, str]:
+    if path in (None, "-"):
+        return sys.stdin.read(), "stdin"
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read(), path
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror}") from None
+
+
+class _Constant:
+    """Where the JSON text said NaN, Infinity or -Infinity (not JSON: Python reads them)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def _load(text: str, source: str) -> Any:
+    """The JSON in ``text``, refusing what the codecs must never see: nesting deeper than
+    :data:`MAX_DEPTH` and NaN or Infinity (which would come out as invalid JSON or null),
+    each with one line naming the JSON path."""
+    from flowdebug.protocols.convert import load_json
+
+    try:
+        payload = json.loads(text, parse_constant=_Constant)
+    except RecursionError:
+        raise CodecError(
+            source, "$", f"nested too deeply (more than {MAX_DEPTH} levels) to be a payload"
+        ) from None
+    except json.JSONDecodeError:
+        payload = load_json(text, source)  # raises, naming the line and column
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(payload, ())]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, _Constant):
+            raise CodecError(source, json_path(where), f"{item.name} is not a JSON number")
+        if len(where) > MAX_DEPTH:
+            raise CodecError(
+                source,
+                json_path(where[:MAX_DEPTH]),
+                f"nested more than {MAX_DEPTH} levels deep; no payload nests like this",
+            )
+        if isinstance(item, dict):
+            stack += [(v, (*where, k)) for k, v in reversed(item.items())]
+        elif isinstance(item, list):
+            stack += [(v, (*where, i)) for i, v in reversed(list(enumerate(item)))]
+    return payload
+
+
+def _print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def cmd_protocols(args: argparse.Namespace) -> int:
+    for name in protocols.PROTOCOLS:
+        print(name)
+    return 0
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    from flowdebug.protocols.convert import convert
+
+    text, source = _read(args.file)
+    payload = _load(text, source)
+    out, warnings = convert(payload, args.to, args.source)
+    for w in warnings:
+        print(str(w), file=sys.stderr)
+    _print_json(out)
+    return 0
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from flowdebug.lint.linter import format_finding, has_errors, lint_payload
+
+    text, source = _read(args.file)
+    findings = lint_payload(_load(text, source), args.protocol)
+    for f in findings:
+        print(format_finding(f))
+    return 1 if has_errors(findings) else 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from flowdebug.engine import scenarios
+    from flowdebug.engine.debugger import Session
+    from flowdebug.engine.faults import parse_fault
+    from flowdebug.engine.runtime import Approve, Reject
+    from flowdebug.engine.trace import sequence
+
+    if args.list:
+        for name in scenarios.names():
+            sc = scenarios.load(name)
+            print(f"{name}\t{sc.title}")
+        return 0
+    if not args.scenario:
+        raise UsageError("name a scenario (flowdebug run --list shows them)")
+    session = Session.from_scenario(args.scenario)
+    if args.fault:
+        session.set_faults([*session.state.faults, *(parse_fault(f) for f in args.fault)])
+    why = session.run()
+    while session.state.status == "awaiting_approval" and (args.approve or args.reject):
+        calls = session.conversation.messages[-1].tool_calls
+        for call in calls:
+            if call.id not in session.state.decisions:
+                session.decide(call.id, Approve() if args.approve else Reject())
+        why = session.run()
+    state = session.state
+    arrows = sequence(state.events, args.protocol)
+    if args.json:
+        from flowdebug.model import dump
+
+        _print_json(
+            {
+                "format": "flowdebug.trace/1",
+                "scenario": state.scenario,
+                "protocol": args.protocol,
+                "status": state.status,
+                "status_text": why,
+                "events": [e.model_dump(mode="json", exclude_none=True) for e in state.events],
+                "sequence": [vars(a) for a in arrows],
+                "conversation": dump(state.conversation),
+            }
+        )
+        return 0
+    lanes = {
+        "user": "User",
+        "runtime": "Runtime",
+        "model": "Model API",
+        "tool": "Tool",
+        "mcp": "MCP server",
+    }
+    for a in arrows:
+        flag = "  [ERROR]" if a.error else ""
+        print(
+            f"{a.step:>3} {a.phase:<12} {lanes[a.source]:>10} -> {lanes[a.target]:<10} "
+            f"{a.label}{flag}"
+        )
+    print(f"-- {why}")
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from flowdebug.engine.trace import TraceEvent, lanes, sequence
+    from flowdebug.render import to_dot, to_mermaid, to_svg
+
+    text, source = _read(args.trace)
+    data = _load(text, source)
+    raw = data.get("events") if isinstance(data, dict) else data
+    if not isinstance(raw, list):
+        raise UsageError(f"{source}: expected a trace (flowdebug run --json) with an events list")
+    events = []
+    for i, e in enumerate(raw):
+        try:
+            events.append(TraceEvent.model_validate(e))
+        except ValueError as err:
+            raise UsageError(
+                f"{source}: $.events[{i}] is not a trace event: {str(err).splitlines()[1:2]}"
+            ) from None
+    arrows = sequence(events, args.protocol)
+    title = f"{protocols.get(args.protocol).title}"
+    if args.format == "mermaid":
+        sys.stdout.write(to_mermaid(arrows, lanes(args.protocol), title))
+        return 0
+    dot = to_dot(arrows, lanes(args.protocol), title)
+    sys.stdout.write(dot if args.format == "dot" else to_svg(dot))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from flowdebug.protocols.convert import TARGETS
+
+    parser = argparse.ArgumentParser(
+        prog="flowdebug", description="A visual debugger for the tool-calling cycle."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("protocols", help="list the protocol names, one per line")
+    p.set_defaults(func=cmd_protocols)
+
+    p = sub.add_parser("convert", help="convert a payload to another protocol")
+    p.add_argument("file", nargs="?", default="-", help="JSON file, or - for stdin")
+    p.add_argument("--to", required=True, choices=TARGETS, help="target protocol")
+    p.add_argument(
+        "--from", dest="source", choices=TARGETS, help="source protocol (detected when absent)"
+    )
+    p.set_defaults(func=cmd_convert)
+
+    p = sub.add_parser("lint", help="what each vendor would reject in a payload")
+    p.add_argument("file", nargs="?", default="-", help="JSON file, or - for stdin")
+    p.add_argument(
+        "--protocol", choices=list(protocols.PROTOCOLS), help="check only this vendor's rules"
+    )
+    p.set_defaults(func=cmd_lint)
+
+    p = sub.add_parser("run", help="run a scenario headless with its scripted model")
+    p.add_argument("scenario", nargs="?", help="a sample scenario name or a scenario .json")
+    p.add_argument("--list", action="store_true", help="name the sample scenarios")
+    p.add_argument(
+        "--protocol",
+        default="anthropic",
+        choices=list(protocols.PROTOCOLS),
+        help="label the trace in this protocol's terms",
+    )
+    p.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        help="inject a fault: KIND[@TOOL|@#N|@id=ID][:k=v,...] (repeatable)",
+    )
+    p.add_argument("--json", action="store_true", help="print the trace as JSON")
+    decide = p.add_mutually_exclusive_group()
+    decide.add_argument("--approve", action="store_true", help="approve destructive calls")
+    decide.add_argument("--reject", action="store_true", help="reject destructive calls")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("render", help="draw a trace as a sequence graph")
+    p.add_argument("trace", nargs="?", default="-", help="trace JSON (flowdebug run --json)")
+    p.add_argument("--format", required=True, choices=["dot", "svg", "mermaid"])
+    p.add_argument("--protocol", default="anthropic", choices=list(protocols.PROTOCOLS))
+    p.set_defaults(func=cmd_render)
+    cli_mcp.add_commands(sub)
+    cli_live.add_commands(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except FlowdebugError as e:
+        print(f"flowdebug: {e}", file=sys.stderr)
+        return 2
+    except RecursionError:  # a structure no check above caught: still one line, not a traceback
+        print("flowdebug: the input is nested too deeply to process", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

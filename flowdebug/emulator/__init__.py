@@ -1,0 +1,1 @@
+"""flowdebug.emulator.server."""

@@ -1,0 +1,82 @@
+"""Who plays the model, chosen by a person: the scenario's script, the person, or a live model.
+
+Streamlit-free: the sidebar gathers the choice into a :class:`PlayerChoice`, and
+:func:`make_player` builds the player. A typed API key lives only in the choice object held by
+that browser session; :meth:`PlayerChoice.public` is what may be shown or saved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from flowdebug.engine import scenarios
+from flowdebug.errors import UsageError
+from flowdebug.players import ManualPlayer, Player
+from flowdebug.players.live.player import LivePlayer
+from flowdebug.players.live.settings import LIVE_PROTOCOLS, LiveSettings
+from flowdebug.redact import strip_url_credentials
+
+KINDS = ("scripted", "manual", "live")
+
+
+@dataclass(frozen=True)
+class PlayerChoice:
+    kind: str = "scripted"
+    protocol: str = "openai-chat"
+    model: str | None = None
+    base_url: str | None = None
+    stream: bool = False
+    api_key: str | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def shown_url(self) -> str | None:
+        """``base_url`` without the credentials it may carry."""
+        return strip_url_credentials(self.base_url) if self.base_url else None
+
+    def public(self) -> dict[str, Any]:
+        """Everything but the key (which becomes where it comes from) and the credentials
+        inside the base URL."""
+        return {
+            "kind": self.kind,
+            "protocol": self.protocol,
+            "model": self.model,
+            "base_url": self.shown_url,
+            "stream": self.stream,
+            "api_key": "typed" if self.api_key else "environment",
+        }
+
+    def label(self) -> str:
+        if self.kind != "live":
+            return self.kind
+        where = self.shown_url or "vendor API"
+        return f"{self.protocol}:{self.model or 'default model'} @ {where}"
+
+
+def make_player(choice: PlayerChoice, scenario: str | None) -> Player:
+    """The player for ``choice``; the scripted one replays ``scenario``."""
+    match choice.kind:
+        case "scripted":
+            if not scenario:
+                raise UsageError(
+                    "this session has no scenario to replay: choose the manual or a live player"
+                )
+            return scenarios.load(scenario).player()
+        case "manual":
+            return ManualPlayer()
+        case "live":
+            if choice.protocol not in LIVE_PROTOCOLS:
+                raise UsageError(
+                    f"no live player for {choice.protocol!r}; choose one of: "
+                    f"{', '.join(LIVE_PROTOCOLS)}"
+                )
+            return LivePlayer(
+                LiveSettings(
+                    protocol=choice.protocol,
+                    model=choice.model or None,
+                    base_url=choice.base_url or None,
+                    stream=choice.stream,
+                    api_key=choice.api_key or None,
+                )
+            )
+    raise UsageError(f"unknown player kind {choice.kind!r}; choose one of: {', '.join(KINDS)}")

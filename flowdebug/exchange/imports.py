@@ -1,0 +1,225 @@
+"""Import: a trace file, a vendor payload or an MCP transcript becomes a new session.
+
+``import_session(data)`` takes what a person pasted (text), uploaded (bytes) or already
+parsed, and returns an :class:`Imported` with a fresh :class:`SessionState`:
+
+- a ``flowdebug.trace/1`` file (:mod:`flowdebug.exchange.exports`, or ``flowdebug run --json``)
+  comes back whole: tools and handlers, history, trace, policy, faults;
+- anything :func:`flowdebug.protocols.convert.decode` understands (a request, response or stream of
+  any vendor, canonical JSON, an MCP message or transcript, as JSON or JSON Lines) becomes
+  a session with that history, whose tools answer a fixed "ok" until given handlers.
+
+Nothing is half done: an import that fails raises a :class:`~flowdebug.errors.CodecError`
+naming the JSON path of the problem, and a store passed in is written only on success.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from flowdebug import protocols
+from flowdebug.engine.debugger import SessionState, resume
+from flowdebug.engine.handlers import FixedHandler, ToolEntry, Toolset
+from flowdebug.engine.replay import replay
+from flowdebug.errors import CodecError, FlowdebugError, json_path
+from flowdebug.exchange.tools import tools_only
+from flowdebug.model import Conversation
+from flowdebug.protocols.base import ConversionWarning
+from flowdebug.protocols.convert import check_text, decode
+from flowdebug.protocols.tools import tool_envelope
+
+if TYPE_CHECKING:
+    from flowdebug.store.sessions import Store
+
+TRACE = "flowdebug.trace"
+TRACE_FORMAT = "flowdebug.trace/1"
+MAX_BYTES = 64 * 1024 * 1024
+IMPORTED_RESULT = "ok"
+_TRACE_ONLY = {"format", "metadata", "sequence", "protocol"}  # keys that are not state
+
+
+@dataclass(frozen=True)
+class Imported:
+    """A new session made from imported data, not yet saved unless a store was given."""
+
+    state: SessionState
+    name: str
+    source: str  # "flowdebug.trace", "canonical" or a protocol name
+    kind: str  # "trace", "request", "response", "stream", or an MCP kind
+    warnings: list[ConversionWarning] = field(default_factory=list)
+
+
+def parse(data: str | bytes | bytearray) -> Any:
+    """Text or bytes as JSON (JSON Lines too: one value a line becomes a list)."""
+    if isinstance(data, bytes | bytearray):
+        if len(data) > MAX_BYTES:
+            raise CodecError("input", "$", f"larger than {MAX_BYTES // 2**20} MiB")
+        try:
+            text = bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise CodecError("input", "$", f"not UTF-8 text (byte {e.start} is invalid)") from None
+    else:
+        text = data.removeprefix("\ufeff")
+    if not text.strip():
+        raise CodecError("input", "$", "empty: paste or upload a trace or a payload")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise CodecError("input", "$", "nested too deeply to be a payload") from None
+    except json.JSONDecodeError as e:
+        if e.msg != "Extra data":
+            raise CodecError(
+                "input", "$", f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
+            ) from None
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    values = []
+    for n, line in lines:
+        try:
+            values.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            raise CodecError(
+                "input", "$", f"line {n}: not valid JSON (nor JSON Lines): {e.msg}"
+            ) from None
+    return values
+
+
+def _toolset_for(conv: Conversation, source: str) -> Toolset:
+    try:
+        return Toolset(
+            entries=[
+                ToolEntry(tool=t, handler=FixedHandler(result=IMPORTED_RESULT)) for t in conv.tools
+            ]
+        )
+    except ValidationError as e:
+        msg = e.errors()[0]["msg"].removeprefix("Value error, ")
+        raise CodecError(source, "$.tools", msg) from None
+
+
+def _from_trace(payload: dict[str, Any]) -> Imported:
+    fmt = payload.get("format")
+    if fmt != TRACE_FORMAT:
+        raise CodecError(
+            TRACE, "$.format", f"unknown trace version {fmt!r}; this flowdebug reads {TRACE_FORMAT}"
+        )
+    body = {k: v for k, v in payload.items() if k not in _TRACE_ONLY}
+    if "toolset" not in body:  # `flowdebug run --json` leaves the tools' handlers out
+        conv = _validate(Conversation, body.get("conversation"), ("conversation",))
+        body["toolset"] = _scenario_toolset(body.get("scenario")) or _toolset_for(conv, TRACE)
+    state = _validate(SessionState, body, ())
+    state.id = uuid.uuid4().hex[:12]  # an import is a new session, never an overwrite
+    metadata = payload.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    if not isinstance(name, str) or not name.strip():
+        name = f"{state.scenario or 'session'} (imported)"
+    return Imported(state, name, TRACE, "trace")
+
+
+def _validate(model: Any, value: Any, where: tuple[Any, ...]) -> Any:
+    try:
+        return model.model_validate(value)
+    except ValidationError as e:
+        err = e.errors()[0]
+        msg = err["msg"].removeprefix("Value error, ")
+        raise CodecError(TRACE, json_path((*where, *_drop_tags(err["loc"]))), msg) from None
+
+
+def _drop_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """pydantic puts union tags into locations (parts.1.tool_call.id): drop them."""
+    tags = {"text", "thinking", "image", "tool_call", "tool_result", "str", "list[...]"}
+    tags |= {"python", "fixed", "template", "rules", "code", "mcp", "approve", "edit", "reject"}
+    return tuple(p for i, p in enumerate(loc) if not (i and p in tags))
+
+
+def _scenario_toolset(name: Any) -> Toolset | None:
+    if not isinstance(name, str):
+        return None
+    from flowdebug.engine import scenarios
+
+    try:
+        scenario = scenarios.load(name)
+    except FlowdebugError:
+        return None
+    # An MCP scenario's tools come from starting its server: an import starts nothing.
+    return scenario.toolset() if scenario.mcp is None else None
+
+
+# Top-level keys of Amazon Bedrock Converse requests and responses, and of its stream events.
+_BEDROCK_KEYS = {"toolConfig", "inferenceConfig", "stopReason", "messageStart"}
+
+
+def _unrecognised(payload: Any) -> CodecError:
+    """Why ``payload`` is no conversation, said for someone importing in the app."""
+    spoken = ", ".join(protocols.get(p).title for p in protocols.PROTOCOLS)
+    first = payload[0] if isinstance(payload, list) and payload else payload
+    keys = set(first) if isinstance(first, dict) else set()
+    if tool_envelope(payload) is not None or tools_only(payload):
+        why = "these are tool declarations, not a conversation: add them on the Tools page"
+    elif keys & _BEDROCK_KEYS:
+        why = f"this looks like Amazon Bedrock Converse, which flowdebug does not speak ({spoken})"
+    else:
+        found = ", ".join(payload) if isinstance(payload, dict) else type(payload).__name__
+        why = f"not a payload of any protocol flowdebug speaks ({spoken}); found: {found}"
+    return CodecError("input", "$", why)
+
+
+def _from_payload(payload: Any) -> Imported:
+    try:
+        decoded = decode(payload)
+    except CodecError as e:
+        if e.protocol == "input" and e.path == "$":  # no protocol recognised it
+            raise _unrecognised(payload) from None
+        raise
+    conv = decoded.as_conversation()
+    if not conv.messages and not conv.tools:
+        raise CodecError(
+            decoded.protocol,
+            "$",
+            f"this {decoded.protocol} {decoded.kind} holds no messages and no tools: "
+            "nothing to import",
+        )
+    # The payload holds the history, not how it came about: draw its turns as the debugger
+    # would have, so the graph starts at the first turn and not at the next step.
+    past = replay(conv)
+    state = SessionState(
+        conversation=conv,
+        toolset=_toolset_for(conv, decoded.protocol),
+        events=past.events,
+        step=past.step,
+        round=past.round,
+    )
+    state.next_phase, state.status, state.status_text = resume(conv, past.events)
+    name = f"{decoded.protocol} {decoded.kind} (imported)"
+    warnings = list(decoded.warnings)
+    if not past.events and any(m.role == "tool" for m in conv.messages):
+        warnings.append(
+            ConversionWarning(
+                decoded.protocol,
+                "calls_missing",
+                "messages",
+                "the payload holds tool results but not the model turn that asked for them "
+                "(it was in an earlier response): History shows the results; the graph starts "
+                "with the next step",
+            )
+        )
+    return Imported(state, name, decoded.protocol, decoded.kind, warnings)
+
+
+def import_session(
+    data: str | bytes | bytearray | Any, name: str | None = None, store: Store | None = None
+) -> Imported:
+    """A new session from ``data`` (text, bytes or parsed JSON); saved in ``store`` when
+    given, under ``name`` (else a name saying where it came from)."""
+    payload = parse(data) if isinstance(data, str | bytes | bytearray) else data
+    check_text(payload)
+    is_trace = isinstance(payload, dict) and str(payload.get("format", "")).startswith(TRACE)
+    imported = _from_trace(payload) if is_trace else _from_payload(payload)
+    if name:
+        imported = replace(imported, name=name)
+    if store is not None:
+        store.save(imported.state, name=imported.name)
+    return imported

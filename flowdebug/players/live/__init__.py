@@ -1,0 +1,1 @@
+"""flowdebug.players.live.player."""

@@ -1,0 +1,36 @@
+"""Anthropic Messages through the official ``anthropic`` SDK (which speaks httpx2)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import httpx2
+
+from flowdebug.players.live.wire import Recording, recording_client, split_parameters
+
+if TYPE_CHECKING:
+    from flowdebug.players.live.settings import LiveSettings
+
+
+def send(body: dict[str, Any], settings: LiveSettings, key: str, recording: Recording) -> list[str]:
+    """POST ``body`` to /v1/messages via ``client.messages.create``; consume any stream.
+
+    Returns the body keys this SDK has no parameter for (sent through ``extra_body``).
+    """
+    import anthropic
+
+    with recording_client(httpx2, recording, settings.timeout) as http:
+        client = anthropic.Anthropic(
+            api_key=key,
+            base_url=settings.base_url or None,
+            timeout=settings.timeout,
+            max_retries=settings.max_retries,
+            http_client=http,
+        )
+        kwargs, extra = split_parameters(client.messages.create, body)
+        if settings.stream:
+            for _ in client.messages.create(**kwargs, stream=True):
+                pass
+        else:
+            client.messages.create(**kwargs)
+    return sorted(extra.get("extra_body", {}))

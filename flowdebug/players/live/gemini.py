@@ -1,0 +1,69 @@
+"""Gemini generateContent through the official ``google-genai`` SDK.
+
+The codec's body is REST JSON; the SDK takes typed ``Content`` and ``GenerateContentConfig``
+and serialises them itself, so what goes on the wire is the SDK's own spelling (the
+expected differences are listed in :mod:`flowdebug.players.live.differences`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import httpx2
+
+from flowdebug.players.live.wire import Recording, recording_client
+
+if TYPE_CHECKING:
+    from flowdebug.players.live.settings import LiveSettings
+
+DEFAULT_MODEL = "gemini-2.5-flash"
+
+
+def sdk_arguments(body: dict[str, Any]) -> tuple[list[Any], Any]:
+    """The SDK's ``contents`` and ``config`` for a REST request body.
+
+    Validated from JSON text so base64 fields (``thoughtSignature``) become bytes the way
+    the SDK's own JSON parsing makes them.
+    """
+    from google.genai import types
+
+    rest = {k: v for k, v in body.items() if k not in ("contents", "generationConfig")}
+    config = types.GenerateContentConfig.model_validate_json(
+        json.dumps({**rest, **(body.get("generationConfig") or {})})
+    )
+    contents = [types.Content.model_validate_json(json.dumps(c)) for c in body["contents"]]
+    return contents, config
+
+
+def send(
+    body: dict[str, Any], settings: LiveSettings, key: str, recording: Recording, model: str
+) -> None:
+    """Call ``models.generate_content`` (or ``generate_content_stream``) for ``model``."""
+    from google import genai
+    from google.genai import types
+
+    contents, config = sdk_arguments(body)
+    with recording_client(httpx2, recording, settings.timeout) as http:
+        retries = (
+            types.HttpRetryOptions(attempts=settings.max_retries + 1)
+            if settings.max_retries
+            else None
+        )
+        client = genai.Client(
+            api_key=key,
+            vertexai=False,
+            http_options=types.HttpOptions(
+                base_url=settings.base_url or None,
+                timeout=int(settings.timeout * 1000),
+                httpx_client=http,
+                retry_options=retries,
+            ),
+        )
+        if settings.stream:
+            for _ in client.models.generate_content_stream(
+                model=model, contents=contents, config=config
+            ):
+                pass
+        else:
+            client.models.generate_content(model=model, contents=contents, config=config)

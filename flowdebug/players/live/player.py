@@ -1,0 +1,189 @@
+"""Live players: a real model through its vendor's official SDK.
+
+The request body is the codec's ``encode_request`` output, handed to the SDK unchanged, so
+every live call tests the codec against the wire: the SDK's HTTP traffic is captured
+(:mod:`flowdebug.players.live.wire`), compared with the codec's body
+(:mod:`flowdebug.players.live.differences`), and the captured response (or stream) is decoded by
+the codec, never taken from the SDK's own objects. Failures become
+:class:`~flowdebug.errors.ProviderError`; the conversation passed in is never modified, so
+the step can simply be retried.
+
+An API key given explicitly (typed in the sidebar) is held as a :class:`Secret`: it never
+appears in a repr, a log, a trace, an export or the captured exchange.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from flowdebug import protocols
+from flowdebug.errors import CodecError
+from flowdebug.model import Conversation
+from flowdebug.players.assembly import ArgumentAssembler, ArgumentSnapshot, assemble
+from flowdebug.players.base import PlayerTurn, WireExchange
+from flowdebug.players.live.differences import wire_differences
+from flowdebug.players.live.errors import classify
+from flowdebug.players.live.settings import DEFAULT_MODELS, NO_KEY, LiveSettings
+from flowdebug.players.live.wire import Capture, Recording
+from flowdebug.protocols.base import ConversionWarning
+
+log = logging.getLogger(__name__)
+
+def _send(
+    settings: LiveSettings, body: Any, key: str, recording: Recording, model: str
+) -> list[str]:
+    """Make the SDK call; returns the body keys the SDK had no parameter for."""
+    match settings.protocol:
+        case "anthropic":
+            from flowdebug.players.live import anthropic as live_anthropic
+
+            return live_anthropic.send(body, settings, key, recording)
+        case "openai-chat" | "openai-responses":
+            from flowdebug.players.live import openai as live_openai
+
+            return live_openai.send(body, settings, key, recording)
+        case "gemini":
+            from flowdebug.players.live import gemini as live_gemini
+
+            live_gemini.send(body, settings, key, recording, model)
+    return []
+
+
+def _untyped(protocol: str, keys: list[str]) -> list[ConversionWarning]:
+    return [
+        ConversionWarning(
+            protocol,
+            "sdk_parameter_missing",
+            f"$.{k}",
+            f"this SDK version has no {k!r} parameter; it was sent through extra_body "
+            "(the vendor may reject it)",
+        )
+        for k in keys
+    ]
+
+
+def _parse(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _exchange(
+    settings: LiveSettings, body: Any, warnings: list[Any], capture: Capture | None
+) -> WireExchange:
+    ex = WireExchange(settings.protocol, codec_request=body, codec_warnings=list(warnings))
+    if capture is None:
+        return ex
+    ex.url = capture.url
+    ex.request_headers = capture.request_headers
+    ex.raw_request = capture.request_text
+    request = _parse(capture.request_text)
+    ex.request = request if isinstance(request, dict) else None
+    ex.differences = wire_differences(body, request, settings.protocol)
+    ex.status = capture.status
+    ex.response_headers = capture.response_headers
+    if capture.status is not None:
+        ex.raw_response = capture.response_text
+        ex.stream_events = capture.events
+        ex.response = capture.events if capture.events is not None else _parse(ex.raw_response)
+        if capture.events is not None:
+            ex.argument_snapshots = assemble(settings.protocol, capture.events)
+    return ex
+
+
+class LivePlayer:
+    """Plays the model with a real vendor API (or any server speaking it).
+
+    ``on_event`` is called with each raw stream event as it arrives and ``on_arguments``
+    with each :class:`ArgumentSnapshot`, so a page can show a call's arguments assembling
+    while the model is still talking.
+    """
+
+    def __init__(
+        self,
+        settings: LiveSettings,
+        on_event: Callable[[Any], None] | None = None,
+        on_arguments: Callable[[ArgumentSnapshot], None] | None = None,
+    ):
+        self.settings = settings
+        self.on_event = on_event
+        self.on_arguments = on_arguments
+
+    @property
+    def name(self) -> str:
+        return f"{self.settings.protocol}:{self.settings.model_name}"
+
+    def __repr__(self) -> str:
+        return f"LivePlayer({self.settings!r})"
+
+    def _listener(self) -> Callable[[Any], None] | None:
+        if self.on_event is None and self.on_arguments is None:
+            return None
+        assembler = ArgumentAssembler(self.settings.protocol)
+
+        def listen(event: Any) -> None:
+            if self.on_event is not None:
+                self.on_event(event)
+            for snap in assembler.feed(event):
+                if self.on_arguments is not None:
+                    self.on_arguments(snap)
+
+        return listen
+
+    def respond(self, conv: Conversation) -> PlayerTurn:
+        """Send ``conv`` and decode the model's turn; raises ProviderError on any failure."""
+        s = self.settings
+        codec = protocols.get(s.protocol)
+        applied = s.apply(conv)
+        encoded = codec.encode_request(applied)
+        model = s.model or applied.model or DEFAULT_MODELS[s.protocol]
+        key = s.resolve_key()
+        recording = Recording(on_event=self._listener())
+        started = time.perf_counter()
+        failure: Exception | None = None
+        untyped: list[str] = []
+        try:
+            untyped = _send(s, encoded.value, key, recording, model)
+        except Exception as e:  # every SDK failure is classified from the wire below
+            failure = e
+        elapsed = (time.perf_counter() - started) * 1000
+        capture = recording.last
+        warnings = [*encoded.warnings, *_untyped(s.protocol, untyped)]
+        exchange = _exchange(s, encoded.value, warnings, capture)
+        log.info("live %s %s -> %s in %.0f ms", s.protocol, model, exchange.status, elapsed)
+        secret = key if key != NO_KEY else None
+        decoded, decode_error = None, None
+        if capture is not None and capture.status is not None and capture.status < 400:
+            try:
+                if exchange.stream_events is not None:
+                    decoded = codec.decode_stream(exchange.stream_events)
+                else:
+                    decoded = codec.decode_response(exchange.response)
+            except CodecError as e:
+                decode_error = f"{e.path}: {e.reason}"
+        error = classify(
+            s.protocol,
+            capture,
+            failure,
+            model=model,
+            base_url=s.shown_url,
+            timeout=s.timeout,
+            secret=secret,
+            decode_error=decode_error,
+            exchange=exchange,
+        )
+        if error is not None:
+            raise error
+        assert decoded is not None  # classify returns an error for every other case
+        exchange.codec_warnings += decoded.warnings
+        return PlayerTurn(decoded.value, exchange, elapsed)
+
+
+def live_player(protocol: str, **settings: Any) -> LivePlayer:
+    """Shorthand: ``live_player("anthropic", model=..., api_key=..., stream=True)``."""
+    return LivePlayer(LiveSettings(protocol, **settings))

@@ -1,0 +1,1 @@
+"""flowdebug.protocols.anthropic.codec."""

@@ -1,0 +1,1 @@
+"""flowdebug.protocols.gemini.codec."""

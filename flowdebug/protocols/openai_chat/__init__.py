@@ -1,0 +1,1 @@
+"""flowdebug.protocols.openai_chat.codec."""

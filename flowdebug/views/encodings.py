@@ -1,0 +1,75 @@
+"""One conversation, every protocol: the payloads each model turn puts on the wire.
+
+A conversation with N assistant turns is N request/response exchanges: the request carries
+every message before the turn, the response is the turn itself. The app shows these side by
+side; nothing here knows about Streamlit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from flowdebug import protocols
+from flowdebug.model import Conversation, ModelResponse
+from flowdebug.protocols.base import ConversionWarning
+from flowdebug.protocols.convert import response_from_message
+
+
+@dataclass
+class Payload:
+    """One wire payload of one protocol: what it is, the JSON, and what it could not carry."""
+
+    label: str  # "request 1", "response 1", "stream 1"
+    kind: str  # request | response | stream
+    value: Any
+    warnings: list[ConversionWarning] = field(default_factory=list)
+
+
+@dataclass
+class Turn:
+    """One model turn: the history it was asked with, and what it answered."""
+
+    number: int
+    request: Conversation
+    response: ModelResponse
+
+
+def turns(conv: Conversation) -> list[Turn]:
+    """Split a conversation into its model turns (one per assistant message)."""
+    out = []
+    for i, message in enumerate(conv.messages):
+        if message.role != "assistant":
+            continue
+        out.append(
+            Turn(
+                number=len(out) + 1,
+                request=conv.model_copy(update={"messages": conv.messages[:i]}),
+                response=response_from_message(message),
+            )
+        )
+    return out
+
+
+def encode_turn(turn: Turn, protocol: str, stream: bool = True) -> list[Payload]:
+    """The request, the response and (optionally) the stream of one turn in ``protocol``."""
+    codec = protocols.get(protocol)
+    req = codec.encode_request(turn.request)
+    resp = codec.encode_response(turn.response)
+    out = [
+        Payload(f"request {turn.number}", "request", req.value, req.warnings),
+        Payload(f"response {turn.number}", "response", resp.value, resp.warnings),
+    ]
+    if stream:
+        events = codec.encode_stream(turn.response)
+        out.append(Payload(f"stream {turn.number}", "stream", events.value, events.warnings))
+    return out
+
+
+def encode_all(
+    conv: Conversation, names: list[str] | None = None, stream: bool = True
+) -> dict[str, list[Payload]]:
+    """Every turn of ``conv`` in every protocol named (all five by default)."""
+    names = names or list(protocols.PROTOCOLS)
+    all_turns = turns(conv)
+    return {name: [p for t in all_turns for p in encode_turn(t, name, stream)] for name in names}
