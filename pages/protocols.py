@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from flowdebug import protocols
 from flowdebug.errors import FlowdebugError
 from flowdebug.render.text import elide, pretty, sse_text
 from flowdebug.views.debugger import PHASE_TITLES, phase_now
@@ -136,7 +137,9 @@ def _payload(v: StepView, kind: str) -> None:
             f"Nothing on the wire: {v.title} has no model {kind}" + (f" ({why})." if why else ".")
         )
         return
-    if kind == "stream":
+    if kind == "stream" and protocols.facts(v.protocol).stream_framing == "event-stream":
+        st.caption(f"{len(p.value)} event-stream frames, each typed by its `:event-type` header")
+    elif kind == "stream":
         st.caption(f"{len(p.value)} SSE events, one `data:` line each")
     _code(p.text)
 

@@ -207,6 +207,24 @@ def validate_wire(protocol: str, kind: str, payload: Any) -> None:
         else:
             for chunk in payload if kind == "stream" else [payload]:
                 assert_genai(types.GenerateContentResponse, chunk)
+    elif protocol == "bedrock":
+        # boto3 has no typed models: botocore's service model for bedrock-runtime is the SDK's
+        # own truth (ParamValidator for requests, the output shapes walked for the rest).
+        from tests.protocols.bedrock.botocheck import (
+            request_problems,
+            response_problems,
+            stream_event_problems,
+        )
+
+        if kind == "request":
+            report = request_problems(payload)
+            assert report == "", report
+        elif kind == "response":
+            problems = response_problems(payload)
+            assert problems == [], "\n".join(problems)
+        else:
+            problems = [p for event in payload for p in stream_event_problems(event)]
+            assert problems == [], "\n".join(problems)
     elif protocol == "mcp":
         from tests.protocols.test_mcp import validate_transcript
 

@@ -14,6 +14,12 @@ from flowdebug.views.failures import build_fault, call_choices, catalog_rows, pr
 GEMINI_NOT_ADJACENT = (
     "Please ensure that function response turn comes immediately after a function call turn"
 )
+# Bedrock's default model is a Claude model, whose own rule Bedrock passes on
+# (langchain-ai/langchain-aws#451, Amazon-Q-Developer/language-servers#1235).
+BEDROCK_CLAUDE_TEXT_FIRST = (
+    "The model returned the following errors: messages.2: Did not find 2 `tool_result` block(s) "
+    "at the beginning of this message."
+)
 # (vendor, level, code, the start of the vendor's own message or None) per protocol fault on
 # the weather scenario's first call: what each vendor would reject, and with which message.
 PROTOCOL_FAULTS = {
@@ -46,6 +52,12 @@ PROTOCOL_FAULTS = {
             "function call parts",
         ),
         ("mcp", "warning", "missing_result", None),
+        (
+            "bedrock",
+            "error",
+            "missing_result",
+            "Expected toolResult blocks at messages.2.content for the following Ids: call_1",
+        ),
     ],
     "reorder_results": [
         ("anthropic", "info", "results_reordered", None),
@@ -89,6 +101,13 @@ PROTOCOL_FAULTS = {
         ),
         ("mcp", "warning", "missing_result", None),
         ("mcp", "warning", "result_without_call", None),
+        (
+            "bedrock",
+            "error",
+            "missing_result",
+            "Expected toolResult blocks at messages.2.content for the following Ids: call_1",
+        ),
+        ("bedrock", "error", "result_without_call", "The number of toolResult blocks at"),
     ],
     "text_before_results": [
         (
@@ -123,13 +142,22 @@ PROTOCOL_FAULTS = {
             "results_not_adjacent",
             GEMINI_NOT_ADJACENT,
         ),
+        # Converse joins the text and the results in one user turn, text first.
+        ("bedrock", "warning", "text_before_results", BEDROCK_CLAUDE_TEXT_FIRST),
     ],
 }
 VERDICTS = {
-    "drop_result@#1": ("rejected", "rejected", "rejected", "rejected", "warnings"),
-    "reorder_results": ("accepted",) * 5,
-    "wrong_result_id@#1": ("rejected", "rejected", "rejected", "rejected", "warnings"),
-    "text_before_results": ("rejected", "rejected", "warnings", "rejected", "accepted"),
+    "drop_result@#1": ("rejected", "rejected", "rejected", "rejected", "warnings", "rejected"),
+    "reorder_results": ("accepted",) * 6,
+    "wrong_result_id@#1": ("rejected", "rejected", "rejected", "rejected", "warnings", "rejected"),
+    "text_before_results": (
+        "rejected",
+        "rejected",
+        "warnings",
+        "rejected",
+        "accepted",
+        "warnings",
+    ),
 }
 
 

@@ -28,7 +28,7 @@ def _importable(path: Path) -> bool:
     try:
         decoded = decode(json.loads(path.read_text(encoding="utf-8")))
     except CodecError:
-        return False  # Bedrock and wrapped variants: not a protocol flowdebug speaks
+        return False  # wrapped variants: not a payload of their own
     conv = decoded.as_conversation()
     return bool(conv.messages or conv.tools)
 
@@ -49,6 +49,26 @@ def test_every_reference_payload_becomes_a_session(path):
     assert (imported.source, imported.kind) == (decoded.protocol, decoded.kind)
     assert imported.state.toolset.names == [t.name for t in conv.tools]
     assert imported.name == f"{decoded.protocol} {decoded.kind} (imported)"
+
+
+def test_every_bedrock_reference_payload_is_importable():
+    bedrock = [p.name for p in REFERENCE if p.name.startswith("bedrock.")]
+    assert bedrock and all(_importable(WIRE / name) for name in bedrock)
+
+
+def test_a_bedrock_continuation_imports_as_a_bedrock_session():
+    imported = import_session((WIRE / "bedrock.request.continuation.json").read_bytes())
+    conv = imported.state.conversation
+    assert (imported.source, imported.kind) == ("bedrock", "request")
+    assert imported.name == "bedrock request (imported)"
+    assert imported.warnings == []
+    assert imported.state.toolset.names == ["get_weather"]
+    assert [m.role for m in conv.messages] == ["user", "assistant", "tool"]
+    calls = conv.messages[1].tool_calls
+    results = conv.messages[2].tool_results
+    assert [r.call_id for r in results] == [c.id for c in calls] and len(calls) == 2
+    # Converse marks a failed result with status: error.
+    assert [r.is_error for r in results] == [False, True]
 
 
 def test_an_imported_request_steps_on_with_fixed_handlers():
@@ -153,9 +173,10 @@ BAD = [
         "tool declarations, not a conversation: add them on the Tools page",
     ),
     (
+        # A Converse request whose toolConfig lacks the tools botocore's model requires.
         '{"messages": [{"role": "user", "content": [{"text": "hi"}]}], "toolConfig": {}}',
-        "$",
-        "Amazon Bedrock Converse",
+        "$.toolConfig.tools",
+        "bedrock: $.toolConfig.tools: required field is missing",
     ),
     ('{"format": "flowdebug.trace/2"}', "$.format", "unknown trace version"),
     ('{"format": "flowdebug.trace/1"}', "$.conversation", "valid dictionary"),

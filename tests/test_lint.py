@@ -52,6 +52,25 @@ CHAT_UNEXPECTED = (
     "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
     "with 'tool_calls'."
 )
+# Bedrock Converse ValidationException texts (pydantic/pydantic-ai#2327,
+# strands-agents/harness-sdk#1435, Just-Curieous/Curie#16); n is the wire index in `messages`,
+# which holds no system prompt.
+BEDROCK_MISSING = "Expected toolResult blocks at messages.{n}.content for the following Ids: {ids}"
+BEDROCK_UNEXPECTED = (
+    "The number of toolResult blocks at messages.{n}.content exceeds the number of toolUse "
+    "blocks of previous turn."
+)
+# Bedrock's default model is a Claude model, whose own rule Bedrock passes on
+# (langchain-ai/langchain-aws#451, Amazon-Q-Developer/language-servers#1235).
+BEDROCK_CLAUDE_TEXT_FIRST = (
+    "The model returned the following errors: messages.{n}: Did not find {k} `tool_result` "
+    "block(s) at the beginning of this message. Messages following `tool_use` blocks must begin "
+    "with a matching number of `tool_result` blocks."
+)
+BEDROCK_ALTERNATE = (
+    "A conversation must alternate between user and assistant roles. Make sure the "
+    "conversation alternates between user and assistant roles and try again."
+)
 
 
 def history(*tail: Message, first: Message = C.WEATHER_USER, **update: object) -> Conversation:
@@ -107,6 +126,7 @@ def test_a_dropped_result_is_rejected_by_every_model_api():
         ),
         ("error", "missing_result", tokyo, "gemini", GEMINI_COUNT),
         ("warning", "missing_result", tokyo, "mcp", None),
+        ("error", "missing_result", tokyo, "bedrock", BEDROCK_MISSING.format(n=2, ids=TOKYO)),
     }
 
 
@@ -195,6 +215,7 @@ def test_a_result_with_a_wrong_id_answers_no_call():
             "functionResponse.id does not match functionCall.id",
         ),
         ("warning", "result_without_call", result, "mcp", None),
+        ("error", "result_without_call", result, "bedrock", BEDROCK_UNEXPECTED.format(n=2)),
     }
 
 
@@ -207,6 +228,7 @@ def test_a_wrong_id_also_leaves_its_call_unanswered_except_for_gemini_which_coun
         "openai-chat",
         "openai-responses",
         "mcp",
+        "bedrock",
     }
 
 
@@ -252,7 +274,7 @@ def test_text_before_the_results_breaks_adjacency_for_the_other_vendors():
     assert not [f for f in findings if f.protocol == "mcp"]
 
 
-def test_text_placed_first_inside_the_tool_message_is_refused_by_anthropic_only():
+def test_text_first_in_the_tool_message_is_refused_by_anthropic_and_claude_on_bedrock():
     results = Message(role="tool", parts=[Text(text="Results:"), C.PARIS_RESULT, C.TOKYO_RESULT])
     findings = lint_conversation(history(results))
     assert facts(findings) == {
@@ -264,6 +286,28 @@ def test_text_placed_first_inside_the_tool_message_is_refused_by_anthropic_only(
             "Did not find 2 `tool_result` block(s) at the beginning of this message. Messages "
             "following `tool_use` blocks must begin with a matching number of `tool_result` "
             "blocks.",
+        ),
+        # A warning: Bedrock passes the rule of Claude models on; other models may take it.
+        (
+            "warning",
+            "text_before_results",
+            "messages[2].parts[0]",
+            "bedrock",
+            BEDROCK_CLAUDE_TEXT_FIRST.format(n=2, k=2),
+        ),
+    }
+
+
+def test_text_before_the_results_joins_their_bedrock_turn_where_claude_refuses_it():
+    hurry = Message(role="user", parts=[Text(text="Here are the results.")])
+    findings = lint_conversation(history(hurry, C.WEATHER_RESULTS), "bedrock")
+    assert facts(findings) == {
+        (
+            "warning",
+            "text_before_results",
+            "messages[2].parts[0]",
+            "bedrock",
+            BEDROCK_CLAUDE_TEXT_FIRST.format(n=2, k=2),
         )
     }
 
@@ -287,13 +331,15 @@ def test_results_after_a_later_turn_do_not_follow_their_call_turn():
     }
 
 
-def test_results_split_over_two_tool_messages_only_trouble_gemini():
+def test_results_split_over_two_tool_messages_trouble_gemini_and_bedrock():
     conv = history(tool_message(C.PARIS_RESULT), tool_message(C.TOKYO_RESULT))
     # Anthropic merges the two user turns; OpenAI takes consecutive tool messages; Gemini wants
-    # every response in the one content right after the calls.
+    # every response in the one content right after the calls; Bedrock wants the roles to
+    # alternate and gets two user turns in a row.
     assert facts(lint_conversation(conv)) == {
         ("error", "results_not_adjacent", "messages[3].parts[0]", "gemini", GEMINI_RESPONSE_TURN),
         ("info", "consecutive_same_role", "messages[3]", "anthropic", None),
+        ("error", "consecutive_same_role", "messages[3]", "bedrock", BEDROCK_ALTERNATE),
     }
 
 
@@ -334,6 +380,7 @@ def test_duplicate_call_ids_are_refused_where_results_pair_by_id():
         ("warning", "duplicate_call_id", second, "openai-responses", None),
         ("warning", "duplicate_call_id", second, "gemini", None),
         ("error", "duplicate_call_id", second, "mcp", None),
+        ("error", "duplicate_call_id", second, "bedrock", None),
     }
 
 
@@ -367,6 +414,7 @@ def test_two_results_for_one_call_name_both_wire_positions_on_openai_chat():
             "gemini",
             "functionResponse.id does not match functionCall.id",
         ),
+        ("error", "duplicate_result", second, "bedrock", BEDROCK_UNEXPECTED.format(n=2)),
     }
 
 
@@ -417,7 +465,7 @@ def test_a_call_to_an_undeclared_tool_is_a_warning_with_a_suggestion():
     ]
 
 
-def test_a_conversation_must_start_with_the_user_on_anthropic_and_gemini():
+def test_a_conversation_must_start_with_the_user_on_anthropic_gemini_and_bedrock():
     conv = C.WEATHER_INITIAL.model_copy(update={"messages": [C.WEATHER_CALLS, C.WEATHER_RESULTS]})
     assert facts(lint_conversation(conv), "first_message_not_user") == {
         (
@@ -428,10 +476,18 @@ def test_a_conversation_must_start_with_the_user_on_anthropic_and_gemini():
             'messages: first message must use the "user" role',
         ),
         ("error", "first_message_not_user", "messages[0]", "gemini", GEMINI_CALL_TURN),
+        (
+            "error",
+            "first_message_not_user",
+            "messages[0]",
+            "bedrock",
+            "A conversation must start with a user message. Try again with a conversation that "
+            "starts with a user message.",
+        ),
     }
 
 
-def test_a_gemini_call_turn_cannot_follow_another_model_turn():
+def test_a_call_turn_cannot_follow_another_model_turn_on_gemini_and_bedrock():
     thinking_aloud = Message(role="assistant", parts=[Text(text="Let me look that up.")])
     conv = C.WEATHER_INITIAL.model_copy(
         update={"messages": [C.WEATHER_USER, thinking_aloud, C.WEATHER_CALLS, C.WEATHER_RESULTS]}
@@ -440,11 +496,12 @@ def test_a_gemini_call_turn_cannot_follow_another_model_turn():
     assert facts(findings, "consecutive_same_role") == {
         ("error", "consecutive_same_role", "messages[2]", "gemini", GEMINI_CALL_TURN),
         ("info", "consecutive_same_role", "messages[2]", "anthropic", None),
+        ("error", "consecutive_same_role", "messages[2]", "bedrock", BEDROCK_ALTERNATE),
     }
     assert has_errors(findings)
 
 
-def test_consecutive_user_messages_merge_into_one_anthropic_turn():
+def test_consecutive_user_messages_merge_into_one_anthropic_turn_and_break_bedrock():
     again = Message(role="user", parts=[Text(text="In Celsius please.")])
     conv = C.WEATHER_INITIAL.model_copy(update={"messages": [C.WEATHER_USER, again]})
     assert lint_conversation(conv) == [
@@ -454,11 +511,20 @@ def test_consecutive_user_messages_merge_into_one_anthropic_turn():
             "messages[1]",
             "anthropic: two user messages in a row: Anthropic merges them into one turn",
             "anthropic",
-        )
+        ),
+        # Bedrock does not merge: the encoder sends the two user turns as they are.
+        Finding(
+            "error",
+            "consecutive_same_role",
+            "messages[1]",
+            f'bedrock: two user messages in a row — "{BEDROCK_ALTERNATE}"',
+            "bedrock",
+            BEDROCK_ALTERNATE,
+        ),
     ]
 
 
-def test_anthropic_needs_tools_declared_when_the_history_holds_tool_blocks():
+def test_anthropic_and_bedrock_need_tools_declared_when_the_history_holds_tool_blocks():
     conv = history(C.WEATHER_RESULTS, tools=[])
     assert facts(lint_conversation(conv)) == {
         (
@@ -467,7 +533,15 @@ def test_anthropic_needs_tools_declared_when_the_history_holds_tool_blocks():
             "tools",
             "anthropic",
             "Requests which include `tool_use` or `tool_result` blocks must define tools.",
-        )
+        ),
+        (
+            "error",
+            "tools_missing",
+            "tools",
+            "bedrock",
+            "The toolConfig field must be defined when using toolUse and toolResult content "
+            "blocks.",
+        ),
     }
 
 
@@ -624,7 +698,7 @@ def test_two_tools_with_one_name_are_an_error():
     }
 
 
-def test_a_dotted_name_breaks_the_anthropic_and_openai_patterns():
+def test_a_dotted_name_breaks_the_anthropic_openai_and_bedrock_patterns():
     findings = lint_tools(C.IMAGE_RESULT.tools)
     assert facts(findings) == {
         (
@@ -649,6 +723,17 @@ def test_a_dotted_name_breaks_the_anthropic_and_openai_patterns():
             "openai-responses",
             "Invalid 'tools[0].name': string does not match pattern. Expected a string that "
             "matches the pattern '^[a-zA-Z0-9_-]+$'.",
+        ),
+        # AWS's validation text, with the list index counted from 1 (BerriAI/litellm#24668,
+        # aws-samples/remote-swe-agents#457).
+        (
+            "warning",
+            "tool_name_invalid",
+            "tools[0].name",
+            "bedrock",
+            "1 validation error detected: Value 'camera.snapshot' at "
+            "'toolConfig.tools.1.member.toolSpec.name' failed to satisfy constraint: Member must "
+            "satisfy regular expression pattern: [a-zA-Z0-9_-]+",
         ),
     }  # Gemini and MCP allow dots
     anthropic = next(f for f in findings if f.protocol == "anthropic")
@@ -891,6 +976,7 @@ def test_lint_payload_checks_mcp_tools_for_every_vendor():
         ("anthropic", "tool_name_invalid"),
         ("openai-chat", "tool_name_invalid"),
         ("openai-responses", "tool_name_invalid"),
+        ("bedrock", "tool_name_invalid"),
     }
 
 

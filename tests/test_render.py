@@ -21,6 +21,7 @@ CALL_LABELS = {
     "openai-responses": "function_call call_id=call_1 get_weather",
     "gemini": "functionCall get_weather id=call_1",
     "mcp": "tools/call get_weather id=call_1",
+    "bedrock": "toolUse call_1 get_weather",
 }
 
 

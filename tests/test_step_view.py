@@ -141,6 +141,7 @@ def test_verdicts_come_from_the_linter_per_vendor():
         "openai-responses": "rejected",
         "gemini": "rejected",
         "mcp": "warnings",
+        "bedrock": "rejected",
     }
     a = views["anthropic"]
     assert a.counts == {"error": 1, "warning": 0, "info": 0}

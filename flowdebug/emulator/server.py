@@ -19,7 +19,7 @@ codec's JSON path. Failures are selectable per request (:mod:`flowdebug.emulator
 from __future__ import annotations
 
 import json
-import re
+import logging
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,25 +30,11 @@ from flowdebug.emulator.faults import FAULTS, Fault, error_response, parse_fault
 from flowdebug.errors import CodecError, FlowdebugError, UsageError
 from flowdebug.players.base import Player
 
+log = logging.getLogger(__name__)
 FAULT_HEADER = "x-flowdebug-fault"
 KEEP_REQUESTS = 1000  # the request log a long-running emulator keeps
-_ROUTES = [
-    (re.compile(r"^(?:/v1)?/messages$"), "anthropic"),
-    (re.compile(r"^(?:/v1)?/chat/completions$"), "openai-chat"),
-    (re.compile(r"^(?:/v1)?/responses$"), "openai-responses"),
-]
-_GEMINI = re.compile(
-    r"^/(v1|v1beta|v1alpha)/(?:models/)?([^/:]+):(generateContent|streamGenerateContent)$"
-)
-ROUTE_HELP = [
-    "POST /v1/messages",
-    "POST /v1/chat/completions",
-    "POST /v1/responses",
-    "POST /{v1,v1beta}/models/{model}:generateContent",
-    "POST /{v1,v1beta}/models/{model}:streamGenerateContent?alt=sse",
-]
-# Anthropic and Responses clients dispatch on the SSE event name; it repeats the data's type.
-_NAMED_EVENTS = ("anthropic", "openai-responses")
+# Every route a vendor declares (its facts), and what the readiness probe lists.
+ROUTE_HELP = [h for c in protocols.PROTOCOLS.values() for h in c.facts.route_help]
 
 
 def _wrong_shape(protocol: str) -> dict[str, Any]:
@@ -61,8 +47,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def log_message(self, format: str, *args: Any) -> None:
-        if self.server.emulator.verbose:
-            sys.stderr.write(f"emulator: {format % args}\n")
+        log.info("emulator: %s", format % args)
 
     def _send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body).encode() if not isinstance(body, bytes) else body
@@ -89,12 +74,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _route(self) -> tuple[str, str | None, bool, str] | None:
         path = self.path.split("?", 1)[0]
-        for pattern, protocol in _ROUTES:
-            if pattern.match(path):
-                return protocol, None, False, "v1"
-        m = _GEMINI.match(path)
-        if m:
-            return "gemini", m.group(2), m.group(3) == "streamGenerateContent", m.group(1)
+        for codec in protocols.PROTOCOLS.values():
+            route = codec.facts.route
+            if route is not None and (m := route.match(path)):
+                # A vendor that names the model or streaming in the path says so by group.
+                found = m.groupdict()
+                version = found.get("version") or "v1"
+                return codec.name, found.get("model"), bool(found.get("stream")), version
         return None
 
     def do_GET(self) -> None:
@@ -180,7 +166,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, codec.encode_response(response).value)
             return
         events: list[tuple[str | None, Any]] = [
-            (e.get("type") if protocol in _NAMED_EVENTS else None, e)
+            # Clients that dispatch on the SSE event name get it (it repeats the data's type).
+            (e.get("type") if protocols.facts(protocol).named_events else None, e)
             for e in codec.encode_stream(response).value
         ]
         if fault is not None and fault.name == "malformed":
@@ -242,7 +229,6 @@ class Emulator:
         port: int = 0,
         fault: str | None = None,
         delay: float = 0.0,
-        verbose: bool = False,
     ):
         if player is None:
             from flowdebug.engine import scenarios
@@ -253,7 +239,6 @@ class Emulator:
         if fault and self.fault is None:
             raise UsageError(f"unknown fault {fault!r}; choose one of: {', '.join(FAULTS)}")
         self.delay = delay
-        self.verbose = verbose
         self.lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
         try:

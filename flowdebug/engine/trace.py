@@ -3,17 +3,28 @@
 The debugger appends protocol-neutral :class:`TraceEvent` objects; :func:`sequence` derives
 each protocol's view from them: the same arrows between the same lanes, labelled in that
 protocol's own terms (``tool_use toolu_…``, ``tool_calls[0] call_…``, ``functionCall``…).
+
+A vendor that would refuse a request (its history breaks one of the vendor's rules, as the
+linter knows them) is not a trace event: the history decides it, so :func:`rejection` finds it
+from the conversation and :func:`sequence` draws the request coming back as a 400 and that
+vendor's cycle ending there.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from flowdebug.model import HostedCall, HostedResult, ToolCall, ToolResult
+from flowdebug.lint.finding import Finding
+from flowdebug.lint.protocol import check_conversation
+from flowdebug.model import Conversation, HostedCall, HostedResult, ToolCall, ToolResult
+from flowdebug.protocols import facts
+from flowdebug.protocols.facts import Terms
 
 Lane = Literal["user", "runtime", "model", "tool", "mcp"]
 Phase = Literal["declaration", "request", "execution", "continuation"]
@@ -87,6 +98,9 @@ class Arrow:
     batch: int | None = None
     batch_size: int = 1
     kind: str = ""
+    # The whole text when the label is a shortened one (a vendor's error message): shown on
+    # hover and in the caption.
+    detail: str | None = None
 
 
 def plural(n: object, word: str) -> str:
@@ -128,35 +142,17 @@ def hosted_label(part: HostedCall | HostedResult) -> str:
     return f"error: {text}" if part.is_error else text
 
 
-# What each protocol calls a vendor-run call on the wire, by canonical hosted tool name
-# (``*`` for any other); a protocol without hosted tools draws the call as dropped.
-HOSTED_TERMS: dict[str, dict[str, str]] = {
-    "anthropic": {"mcp": "mcp_tool_use", "*": "server_tool_use"},
-    "openai-responses": {
-        "web_search": "web_search_call",
-        "file_search": "file_search_call",
-        "mcp": "mcp_call",
-        "code_interpreter": "code_interpreter_call",
-        "computer": "computer_call",
-        "local_shell": "local_shell_call",
-        "image_generation": "image_generation_call",
-        "*": "hosted item",
-    },
-    "gemini": {"code_execution": "executableCode", "*": "grounding"},
-}
-
-
-def _hosted_term(protocol: str, e: TraceEvent) -> str:
-    terms = HOSTED_TERMS.get(protocol)
-    if terms is None:
+def _hosted_term(terms: Terms, e: TraceEvent) -> str:
+    """What a vendor calls a hosted call or result on the wire; a vendor without hosted
+    tools draws it as not carried."""
+    if not terms.hosted:
         return "hosted tool (not carried)"
-    term = terms.get(e.tool or "", terms["*"])
+    term = terms.hosted.get(e.tool or "", terms.hosted["*"])
     if e.kind == "hosted_result":
-        if protocol == "anthropic":
-            return "mcp_tool_result" if e.tool == "mcp" else f"{e.tool}_tool_result"
-        if protocol == "gemini" and e.tool == "code_execution":
-            return "codeExecutionResult"
-        return f"{term} result"
+        result = terms.hosted_result.get(
+            e.tool or "", terms.hosted_result.get("*", "{term} result")
+        )
+        return result.format(term=term, name=e.tool or "tool")
     return term
 
 
@@ -167,52 +163,26 @@ def _args(data: dict[str, Any]) -> str:
 
 
 def _model_label(protocol: str, e: TraceEvent) -> str:
+    """An arrow to or from the model, in the vendor's own terms (its facts)."""
+    terms = facts(protocol).terms
     cid, name, i = e.call_id or "", e.tool or "", e.index or 0
-    match e.kind, protocol:
-        case "declare", "anthropic":
-            return f"POST /v1/messages · tools[{e.data.get('n_tools', 0)}]"
-        case "declare", "openai-chat":
-            return f"POST /chat/completions · tools[{e.data.get('n_tools', 0)}]"
-        case "declare", "openai-responses":
-            return f"POST /responses · tools[{e.data.get('n_tools', 0)}]"
-        case "declare", "gemini":
-            return f"generateContent · functionDeclarations[{e.data.get('n_tools', 0)}]"
-        case "declare", _:
-            return f"model request · {plural(e.data.get('n_tools', 0), 'tool')}"
-        case "tool_call", "anthropic":
-            return f"tool_use {cid} {name}"
-        case "tool_call", "openai-chat":
-            return f"tool_calls[{i}] {cid} {name}"
-        case "tool_call", "openai-responses":
-            return f"function_call call_id={cid} {name}"
-        case "tool_call", "gemini":
-            return f"functionCall {name}" + (f" id={cid}" if cid else "")
-        case "tool_call", _:
-            return f"call {name} ({cid})"
-        case "continuation", "anthropic":
-            return f"user turn: tool_result ×{e.data.get('n_results', 0)}"
-        case "continuation", "openai-chat":
-            return f"role:tool messages ×{e.data.get('n_results', 0)}"
-        case "continuation", "openai-responses":
-            return f"function_call_output ×{e.data.get('n_results', 0)}"
-        case "continuation", "gemini":
-            return f"functionResponse ×{e.data.get('n_results', 0)}"
-        case "final_answer", "anthropic":
-            return "text · stop_reason: end_turn"
-        case "final_answer", "openai-chat":
-            return "content · finish_reason: stop"
-        case "final_answer", "openai-responses":
-            return "message output_text · completed"
-        case "final_answer", "gemini":
-            return "text · finishReason: STOP"
-        case "text", "openai-chat":
-            return "content (with tool_calls)"
-        case "text", "gemini":
-            return "text part"
-        case "text", _:
-            return "text block"
-        case ("hosted_call" | "hosted_result"), _:
-            return f"{_hosted_term(protocol, e)} · {e.label}"
+    n_tools, n_results = e.data.get("n_tools", 0), e.data.get("n_results", 0)
+    match e.kind:
+        case "declare":
+            return terms.declare.format(n=n_tools, tools=plural(n_tools, "tool"))
+        case "tool_call":
+            template = (
+                terms.tool_call_no_id if not cid and terms.tool_call_no_id else terms.tool_call
+            )
+            return template.format(id=cid, name=name, i=i)
+        case "continuation" if terms.continuation is not None:
+            return terms.continuation.format(n=n_results)
+        case "final_answer" if terms.final_answer is not None:
+            return terms.final_answer
+        case "text":
+            return terms.text
+        case "hosted_call" | "hosted_result":
+            return f"{_hosted_term(terms, e)} · {e.label}"
     return e.label
 
 
@@ -255,8 +225,14 @@ def _tool_label(protocol: str, e: TraceEvent) -> str:
     return e.label
 
 
-def sequence(events: list[TraceEvent], protocol: str) -> list[Arrow]:
-    """``events`` as ``protocol`` shows them. MCP executes on an MCP server lane."""
+def sequence(
+    events: list[TraceEvent], protocol: str, rejected: Rejection | None = None
+) -> list[Arrow]:
+    """``events`` as ``protocol`` shows them. MCP executes on an MCP server lane.
+
+    ``rejected`` (see :func:`rejection`): the request it names comes back as a red error arrow
+    and nothing follows it, since the vendor's cycle stops there.
+    """
     out = []
     for e in events:
         if e.kind == "discover" and protocol != "mcp":
@@ -285,7 +261,107 @@ def sequence(events: list[TraceEvent], protocol: str) -> list[Arrow]:
                 e.kind,
             )
         )
+        if rejected is not None and e.seq == rejected.seq:
+            out.append(
+                Arrow(
+                    e.seq,
+                    e.step,
+                    e.phase,
+                    "model",
+                    "runtime",
+                    rejected.label,
+                    error=True,
+                    kind="rejection",
+                    detail=rejected.message,
+                )
+            )
+            break
     return out
+
+
+# -- rejections ---------------------------------------------------------------------------------
+
+# The events that send a request to the model: what they carry is the history so far.
+REQUESTS: tuple[EventKind, ...] = ("declare", "continuation")
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A vendor refusing the request of trace event ``seq``, with its own error text."""
+
+    seq: int
+    message: str  # the vendor's text, whole (or the linter's summary when it is not known)
+    code: str  # the linter's finding code, e.g. ``missing_result``
+    status: int = 400
+
+    @property
+    def label(self) -> str:
+        """The arrow's text: the status and the vendor's first clause, shortened at a word."""
+        text = self.message.replace("`", "")
+        head = re.split(r"(?<=[.:])\s", text, maxsplit=1)[0].rstrip(".:")
+        return f"{self.status} · {_cut(head, 68)}"
+
+
+def _cut(text: str, n: int) -> str:
+    """``text`` cut to at most ``n`` characters at a word boundary, with an ellipsis."""
+    if len(text) <= n:
+        return text
+    return text[: n - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def _refusal(findings: Iterable[Finding]) -> Finding | None:
+    return next((f for f in findings if f.level == "error"), None)
+
+
+def rejections(
+    conv: Conversation, events: Sequence[TraceEvent], protocols: Sequence[str]
+) -> dict[str, Rejection]:
+    """Per protocol that would refuse one of the requests drawn in ``events``, the first one
+    it refuses: the request's history (the messages it carried) breaks one of its rules (a
+    lint finding of level error, e.g. a call without its result).
+
+    One lint of the last request's history for every protocol; a protocol that refuses it is
+    then searched by halving for its first refused request (a history a vendor refuses stays
+    refused as it grows), so a long history costs a few lints, not one per request.
+    """
+    sent = [e for e in events if e.kind in REQUESTS and e.messages is not None]
+    if not sent or not protocols:
+        return {}
+
+    def refused(e: TraceEvent, chosen: tuple[str, ...]) -> list[Finding]:
+        carried = conv.model_copy(update={"messages": conv.messages[: e.messages]})
+        return check_conversation(carried, chosen)
+
+    last = refused(sent[-1], tuple(protocols))
+    out: dict[str, Rejection] = {}
+    for protocol in protocols:
+        first = _refusal(f for f in last if f.protocol == protocol)
+        if first is None:
+            continue
+        lo, hi = 0, len(sent) - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            found = _refusal(refused(sent[mid], (protocol,)))
+            if found is None:
+                lo = mid + 1
+            else:
+                hi, first = mid, found
+        out[protocol] = Rejection(
+            sent[lo].seq,
+            first.vendor_message or first.message.removeprefix(f"{protocol}: "),
+            first.code,
+        )
+    return out
+
+
+def rejection(
+    conv: Conversation | None, events: Sequence[TraceEvent], protocol: str
+) -> Rejection | None:
+    """The first request drawn in ``events`` that ``protocol`` would refuse (see
+    :func:`rejections`); None without a conversation to judge."""
+    if conv is None:
+        return None
+    return rejections(conv, events, (protocol,)).get(protocol)
 
 
 def lanes(protocol: str) -> list[Lane]:

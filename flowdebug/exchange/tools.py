@@ -21,7 +21,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import TypeAdapter, ValidationError
 
-from flowdebug import protocols
+from flowdebug import jsontext, protocols
 from flowdebug.engine.handlers import (
     CodeHandler,
     FixedHandler,
@@ -38,7 +38,7 @@ from flowdebug.errors import CodecError, FlowdebugError, UsageError
 from flowdebug.lint.finding import Finding
 from flowdebug.model import Tool
 from flowdebug.protocols.base import ConversionWarning
-from flowdebug.protocols.convert import CANONICAL, Decoded, decode, load_json
+from flowdebug.protocols.convert import CANONICAL, Decoded, decode
 from flowdebug.protocols.tools import Envelope, tool_envelope, tool_shape
 
 HANDLER_KINDS = ("fixed", "template", "rules", "code", "python")
@@ -58,14 +58,6 @@ DEFAULT_RESULT = "ok"  # what an imported tool answers until someone gives it a 
 SCHEMA_SKELETON = {"type": "object", "properties": {}, "required": []}
 CODE_SKELETON = 'def handler(args):\n    return {"ok": True, "args": args}\n'
 
-_SHAPE_TITLES = {  # one declaration; a list of them adds "s list"
-    "anthropic": "Anthropic tool",
-    "openai-chat": "OpenAI Chat tool",
-    "openai-responses": "OpenAI Responses tool",
-    "gemini-tool": "Gemini tool",
-    "gemini": "Gemini functionDeclaration",
-    "mcp": "MCP tool",
-}
 _KIND_TITLES = {
     "tools_list": "tools/list",
     "tools_call": "tools/call request",
@@ -116,9 +108,10 @@ def parse_tools(source: str | Any) -> ImportedTools:
     if isinstance(source, str):
         if not source.strip():
             raise CodecError("input", "$", "nothing pasted: paste a tools list or a request")
-        payload = load_json(source)
+        payload = jsontext.loads(source)
     else:
         payload = source
+        jsontext.check(payload)
     envelope = tool_envelope(payload)
     if envelope is None and tools_only(payload):
         envelope = tool_envelope(payload["tools"], "$.tools")
@@ -183,7 +176,7 @@ def _unknown_shape(payload: Any, path: str) -> CodecError:
                 return CodecError(
                     "input",
                     f"{path}[{i}]",
-                    f"an {_SHAPE_TITLES[shape]} after {_SHAPE_TITLES[first_shape]}s: paste one "
+                    f"an {_shape_title(shape)} after {_shape_title(first_shape)}s: paste one "
                     "vendor's format at a time",
                 )
     if isinstance(payload, dict):
@@ -214,6 +207,13 @@ def _declared(decoded: Decoded) -> list[Tool]:
     return list(tools)
 
 
+def _shape_title(shape: str) -> str:
+    """One declaration in a vendor's spelling, as the page names it (a list adds "s list")."""
+    if shape == "gemini-tool":  # a Gemini Tool object, holding functionDeclarations
+        return "Gemini tool"
+    return protocols.facts(shape).tool_title
+
+
 def _title(protocol: str) -> str:
     return "canonical" if protocol == CANONICAL else protocols.get(protocol).title
 
@@ -221,7 +221,7 @@ def _title(protocol: str) -> str:
 def _describe(decoded: Decoded, envelope: Envelope | None) -> str:
     if envelope is not None:
         many = not envelope.inner.endswith("]")
-        return _SHAPE_TITLES[envelope.shape] + ("s list" if many else "")
+        return _shape_title(envelope.shape) + ("s list" if many else "")
     kind = _KIND_TITLES.get(decoded.kind, decoded.kind)
     if decoded.protocol == "mcp" and decoded.kind == "tools_list":
         kind = "tools/list result"
@@ -458,12 +458,12 @@ def _refuse_here(handler: Handler) -> None:
 
 def _json_field(name: str, text: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        hint = ' (a string needs quotes: "ok")' if name == "result" else ""
-        raise ToolFormError(
-            name, f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}{hint}"
-        ) from None
+        return jsontext.loads(text, name)
+    except CodecError as e:
+        quotes = name == "result" and e.reason.startswith("not valid JSON")
+        hint = ' (a string needs quotes: "ok")' if quotes else ""
+        where = "" if e.path == "$" else f"{e.path}: "
+        raise ToolFormError(name, f"{where}{e.reason}{hint}") from None
 
 
 def _pretty(value: Any) -> str:

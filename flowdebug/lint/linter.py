@@ -25,7 +25,7 @@ from flowdebug.lint.finding import Finding, Level
 from flowdebug.lint.protocol import check_conversation, check_response
 from flowdebug.lint.tools import check_tools
 from flowdebug.model import Conversation, Tool
-from flowdebug.protocols.base import NAME_RULES
+from flowdebug.protocols import PROTOCOLS as CODECS
 from flowdebug.protocols.convert import decode
 from flowdebug.protocols.tools import tool_envelope
 
@@ -40,7 +40,7 @@ __all__ = [
     "lint_tools",
 ]
 
-PROTOCOLS: tuple[str, ...] = tuple(NAME_RULES)  # the five CLI names, in registry order
+PROTOCOLS: tuple[str, ...] = tuple(CODECS)  # the CLI names, in registry order
 
 
 def _select(protocols: str | Iterable[str] | None) -> tuple[str, ...]:

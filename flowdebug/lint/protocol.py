@@ -35,7 +35,9 @@ from flowdebug.lint.pairing import (
     results_in,
 )
 from flowdebug.model import Conversation, Message, ModelResponse, ToolCall, ToolResult
+from flowdebug.protocols import facts
 from flowdebug.protocols.base import safe_call_id
+from flowdebug.protocols.facts import TurnRules
 
 # Anthropic [3P: API errors quoted in anthropics/claude-code#5060, #13460, #37, gitea mirror
 # of claude-code "duplicate-tool-result-bug"; lobehub#1601; portkey error library 10488;
@@ -456,6 +458,9 @@ DUPLICATE_ID = {
 }
 
 
+_DUPLICATE = Rule("error", f"{_AGAIN}: results cannot say which call they answer")
+
+
 def _call_ids(messages: Sequence[Message], protocols: Sequence[str]) -> list[Finding]:
     """Rules on call ids alone: they hold for a model response as much as for a history."""
     out: list[Finding] = []
@@ -470,11 +475,82 @@ def _call_ids(messages: Sequence[Message], protocols: Sequence[str]) -> list[Fin
         elif c.id in seen:
             first = seen[c.id].path
             out += [
-                DUPLICATE_ID[p].at("duplicate_call_id", site.path, p, id=c.id, first=first)
+                DUPLICATE_ID.get(p, _DUPLICATE).at(
+                    "duplicate_call_id", site.path, p, id=c.id, first=first
+                )
                 for p in protocols
             ]
         else:
             seen[c.id] = site
+    return out
+
+
+def _wire_index(msgs: Sequence[Message], index: int) -> int:
+    """A message's position on a wire that keeps the system prompt apart."""
+    return sum(1 for m in msgs[:index] if m.role != "system")
+
+
+def _declared_turns(conv: Conversation, protocol: str, t: TurnRules) -> list[Finding]:
+    """The rules a vendor declares in its facts (:class:`TurnRules`): results open the user
+    turn right after the calls; the turns alternate and start with the user; tools declared."""
+    msgs, out = conv.messages, []
+    turns: list[tuple[str, list[int]]] = []
+    for i, m in (im for im in enumerate(msgs) if im[1].role != "system"):
+        role = "assistant" if m.role == "assistant" else "user"
+        if turns and turns[-1][0] == role:
+            if msgs[turns[-1][1][-1]].role == m.role:
+                rule = Rule("error", "two {role} messages in a row", t.alternate)
+                out.append(rule.at("consecutive_same_role", f"messages[{i}]", protocol, role=role))
+            turns[-1][1].append(i)
+        else:
+            turns.append((role, [i]))
+    if turns and turns[0][0] != "user":
+        rule = Rule("error", "the first message must be a user message", t.first_user)
+        out.append(rule.at("first_message_not_user", f"messages[{turns[0][1][0]}]", protocol))
+    if not conv.tools and any(isinstance(p, ToolCall | ToolResult) for m in msgs for p in m.parts):
+        rule = Rule(
+            "error", "the history holds tool calls or results but declares no tool", t.no_tools
+        )
+        out.append(rule.at("tools_missing", "tools", protocol))
+    exchanges = []
+    for (_, turn), (_, nxt) in itertools.zip_longest(turns, turns[1:], fillvalue=("", [])):
+        if not (calls := [c for i in turn for c in calls_in(msgs[i], i)]):
+            continue
+        answers = [r for i in nxt for r in results_in(msgs[i], i)]
+        pending = ends_history(msgs, calls[-1][0].index)
+        exchanges.append(Exchange(calls, answers, pending=pending))
+        parts = [(Site(i, j), part) for i in nxt for j, part in enumerate(msgs[i].parts)]
+        other = next((s for s, part in parts if not isinstance(part, ToolResult)), None)
+        late = other and any(isinstance(part, ToolResult) and s > other for s, part in parts)
+        if t.not_first and other and late:
+            rule = Rule(
+                t.not_first_level,
+                "content comes before the tool results in the user turn that answers the calls",
+                t.not_first,
+            )
+            n, k = _wire_index(msgs, nxt[0]), len(calls)
+            out.append(rule.at("text_before_results", other.path, protocol, n=n, k=k))
+    pairing = pair(exchanges, msgs)
+    for site, c in pairing.missing:
+        ids = pairing.exchange_of[site.index].unanswered_ids()
+        n = _wire_index(msgs, site.index) + 1
+        rule = Rule("error", "call {id} has no result in the next user turn", t.missing)
+        out.append(rule.at(CODES["missing"], site.path, protocol, id=c.id, ids=ids, n=n))
+    for (call_site, c), (site, _) in pairing.late:
+        n = _wire_index(msgs, call_site.index) + 1
+        ids = pairing.exchange_of[call_site.index].unanswered_ids()
+        rule = Rule(
+            "error", "the result of call {id} is not in the user turn right after it", t.missing
+        )
+        out.append(rule.at(CODES["late"], site.path, protocol, id=c.id, ids=ids, n=n))
+    for site, r in [*pairing.unexpected, *pairing.strays]:
+        n = _wire_index(msgs, site.index)
+        rule = Rule("error", "result for {id!r} answers no call of the previous turn", t.unexpected)
+        out.append(rule.at(CODES["unexpected"], site.path, protocol, id=r.call_id, n=n))
+    for _, (site, r) in pairing.duplicates:
+        n = _wire_index(msgs, site.index)
+        rule = Rule("error", "a second result for call {id}", t.unexpected)
+        out.append(rule.at(CODES["duplicate"], site.path, protocol, id=r.call_id, n=n))
     return out
 
 
@@ -491,7 +567,10 @@ def check_conversation(conv: Conversation, protocols: Sequence[str]) -> list[Fin
     """Neutral findings first, then each protocol's, in ``protocols`` order."""
     out = _neutral(conv) + _call_ids(conv.messages, protocols)
     for name in protocols:
-        out += CHECKS[name](conv)
+        if name in CHECKS:
+            out += CHECKS[name](conv)
+        elif (rules := facts(name).turn_rules) is not None:
+            out += _declared_turns(conv, name, rules)
     return out
 
 

@@ -15,7 +15,8 @@ from typing import Any
 
 from flowdebug.lint.finding import Finding, Rule
 from flowdebug.model import Tool
-from flowdebug.protocols.base import NAME_RULES, safe_name
+from flowdebug.protocols.base import safe_name
+from flowdebug.protocols.facts import known
 
 SchemaPath = tuple[str | int, ...]
 
@@ -228,7 +229,8 @@ def _quality(i: int, tool: Tool) -> list[Finding]:
 
 
 def _name(i: int, tool: Tool, protocol: str) -> list[Finding]:
-    pattern, limit = NAME_RULES[protocol]
+    facts = known(protocol)
+    pattern, limit = facts.name_rule, facts.name_limit
     name, path = tool.name, f"tools[{i}].name"
     if protocol == "mcp" and not pattern.match(name):
         # Imported here: the mcp package is slow to import and this rule rarely fires.
@@ -240,7 +242,10 @@ def _name(i: int, tool: Tool, protocol: str) -> list[Finding]:
         return [GEMINI_RISKY.at("tool_name_risky", path, protocol, name=name)]
     if protocol == "mcp" or pattern.match(name):
         return []
-    if protocol == "anthropic":
+    if facts.name_errors is not None:
+        template = facts.name_errors[1 if len(name) > limit else 0]
+        text = template.format(name=name, i=i, i1=i + 1, limit=limit)
+    elif protocol == "anthropic":
         text = f"tools.{i}.custom.name: String should match pattern '{pattern.pattern}'"
     elif protocol == "gemini":
         text = f"* GenerateContentRequest.tools[0].function_declarations[{i}].name: {GEMINI_NAME}"

@@ -25,14 +25,6 @@ from flowdebug.protocols.mcp.convert import response_to_mcp, tool_to_mcp
 if TYPE_CHECKING:
     from flowdebug.mcp.call import McpCall
 
-MODEL_PROTOCOLS = ("anthropic", "openai-chat", "openai-responses", "gemini")
-# Where each vendor's request keeps the message history.
-_HISTORY = {
-    "anthropic": "messages",
-    "openai-chat": "messages",
-    "openai-responses": "input",
-    "gemini": "contents",
-}
 _ASK = "Use the tool."
 _RESULT_PATH = "messages[2]"  # the tool message of the one-call conversation
 
@@ -109,7 +101,7 @@ class BridgeReport:
 def mcp_bridge_report(
     tools: Sequence[Tool],
     results: Sequence[ToolResult | McpCall] = (),
-    targets: Sequence[str] = MODEL_PROTOCOLS,
+    targets: Sequence[str] = protocols.model_protocols(),
 ) -> BridgeReport:
     """How each MCP tool becomes each vendor's declaration and each result (text,
     ``structuredContent``, images, ``isError``, a JSON-RPC error) each vendor's tool result.
@@ -139,10 +131,15 @@ def declaration(protocol: str, tool: Tool) -> VendorForm:
     """``tool`` as ``protocol`` declares it, from that codec's request encoding."""
     conv = Conversation(tools=[tool], messages=[_ask()])
     encoded = protocols.get(protocol).encode_request(conv)
-    declared = encoded.value["tools"][0]
-    if protocol == "gemini":
-        declared = declared["functionDeclarations"][0]
-    return _form(protocol, tool.name, declared, encoded.warnings)
+    facts = protocols.facts(protocol)
+    declared = _at(encoded.value, facts.tools_path)[0]
+    return _form(protocol, tool.name, _at(declared, facts.declaration_path), encoded.warnings)
+
+
+def _at(value: Any, path: Sequence[str | int]) -> Any:
+    for key in path:
+        value = value[key]
+    return value
 
 
 def result_form(protocol: str, result: ToolResult, tool: Tool | None = None) -> VendorForm:
@@ -160,7 +157,7 @@ def result_form(protocol: str, result: ToolResult, tool: Tool | None = None) -> 
         ],
     )
     encoded = protocols.get(protocol).encode_request(conv)
-    history = encoded.value[_HISTORY[protocol]][2:]
+    history = encoded.value[protocols.facts(protocol).history_key][2:]
     lost = [w for w in encoded.warnings if w.path.startswith(_RESULT_PATH)]
     return _form(protocol, name, history, lost)
 
@@ -176,7 +173,11 @@ def tools_part(protocol: str, tools: Sequence[Tool]) -> Converted[Any]:
     encoded = protocols.get(protocol).encode_request(
         Conversation(tools=list(tools), messages=[_ask()])
     )
-    return Converted(encoded.value.get("tools", []), encoded.warnings)
+    tools_path = protocols.facts(protocol).tools_path
+    found = encoded.value if tools_path else []
+    for key in tools_path:
+        found = found.get(key, []) if isinstance(found, dict) else []
+    return Converted(found, encoded.warnings)
 
 
 def _ask() -> Message:

@@ -1,16 +1,23 @@
-"""The five wire protocols, one pure codec each, in a plain registry."""
+"""The wire protocols, one pure codec each, in a plain registry.
+
+A vendor is one folder (``protocols/<vendor>/``: its codec and its facts) and one line here.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from flowdebug.errors import UsageError
-from flowdebug.protocols.anthropic import codec as anthropic
+from flowdebug.protocols import (
+    anthropic,
+    bedrock,
+    gemini,
+    mcp,
+    openai_chat,
+    openai_responses,
+)
 from flowdebug.protocols.base import Codec, ConversionWarning, Converted, Kind
-from flowdebug.protocols.gemini import codec as gemini
-from flowdebug.protocols.mcp import codec as mcp
-from flowdebug.protocols.openai_chat import codec as openai_chat
-from flowdebug.protocols.openai_responses import codec as openai_responses
+from flowdebug.protocols.facts import Facts
 
 PROTOCOLS: dict[str, Codec] = {
     c.name: c
@@ -20,10 +27,22 @@ PROTOCOLS: dict[str, Codec] = {
         openai_responses.CODEC,
         gemini.CODEC,
         mcp.CODEC,
+        bedrock.CODEC,
     )
 }
 
-__all__ = ["PROTOCOLS", "Codec", "ConversionWarning", "Converted", "Kind", "detect", "get"]
+__all__ = [
+    "PROTOCOLS",
+    "Codec",
+    "ConversionWarning",
+    "Converted",
+    "Facts",
+    "Kind",
+    "detect",
+    "facts",
+    "get",
+    "model_protocols",
+]
 
 
 def get(name: str) -> Codec:
@@ -34,6 +53,16 @@ def get(name: str) -> Codec:
         raise UsageError(
             f"unknown protocol {name!r}; choose one of: {', '.join(PROTOCOLS)}"
         ) from None
+
+
+def facts(name: str) -> Facts:
+    """What the code outside the codecs needs to know about the vendor called ``name``."""
+    return get(name).facts
+
+
+def model_protocols() -> list[str]:
+    """The protocols a model speaks (every one but MCP, the runtime's talk with its tools)."""
+    return [n for n, c in PROTOCOLS.items() if c.facts.kind == "model"]
 
 
 def detect(payload: Any) -> tuple[str, Kind] | None:

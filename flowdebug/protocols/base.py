@@ -14,6 +14,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from flowdebug.errors import CodecError
 from flowdebug.model import Conversation, ModelResponse, Thinking
+from flowdebug.protocols.facts import Facts, known
 
 T = TypeVar("T")
 
@@ -63,8 +64,9 @@ class Converted(Generic[T]):
 class Codec(Protocol):
     """The shape of every protocol module's ``CODEC``."""
 
-    name: str  # CLI spelling: anthropic, openai-chat, openai-responses, gemini, mcp
+    name: str  # CLI spelling: anthropic, openai-chat, openai-responses, gemini, mcp, bedrock
     title: str  # what the UI shows
+    facts: Facts  # everything else the code outside the codec needs to know
 
     def encode_request(self, conv: Conversation) -> Converted[Any]: ...
     def decode_request(self, payload: Any) -> Converted[Conversation]: ...
@@ -96,27 +98,6 @@ class Warnings:
         return Converted(value, self.items)
 
 
-# Anthropic, OpenAI (Chat and Responses): ^[a-zA-Z0-9_-]{1,64}$. Gemini: starts with a letter
-# or underscore, [A-Za-z0-9_.:-], at most 128. MCP: SHOULD ^[A-Za-z0-9._-]{1,128}$.
-NAME_RULES: dict[str, tuple[re.Pattern[str], int]] = {
-    "anthropic": (re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), 64),
-    "openai-chat": (re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), 64),
-    "openai-responses": (re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), 64),
-    "gemini": (re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$"), 128),
-    "mcp": (re.compile(r"^[A-Za-z0-9._-]{1,128}$"), 128),
-}
-
-# Call ids: Anthropic tool_use.id must match ^[a-zA-Z0-9_-]+$; OpenAI ids are free strings
-# but we keep them to the same safe alphabet when we must invent or rewrite one.
-ID_RULES: dict[str, re.Pattern[str]] = {
-    "anthropic": re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
-    "openai-chat": re.compile(r"^.{1,256}$", re.S),
-    "openai-responses": re.compile(r"^.{1,256}$", re.S),
-    "gemini": re.compile(r"^.{1,256}$", re.S),
-    "mcp": re.compile(r"^.{1,256}$", re.S),
-}
-
-
 def foreign_signature(protocol: str, part: Thinking, path: str, w: Warnings) -> bool:
     """True, with a warning, when ``part``'s signature was issued by another vendor.
 
@@ -145,13 +126,14 @@ def safe_name(protocol: str, name: str) -> str:
     The same input always maps to the same output, so a call and its declaration (and a
     result and its call) stay paired across a conversion.
     """
-    pattern, limit = NAME_RULES[protocol]
+    facts = known(protocol)
+    pattern, limit = facts.name_rule, facts.name_limit
     if pattern.match(name):
         return name
-    allowed = "_-" if limit == 64 else "_.:-" if protocol == "gemini" else "._-"
+    allowed = facts.name_chars
     cleaned = "".join(c if (c.isalnum() and c.isascii()) or c in allowed else "_" for c in name)
-    if protocol == "gemini" and not re.match(r"[A-Za-z_]", cleaned[:1]):
-        cleaned = "_" + cleaned
+    if not pattern.match(cleaned[:1] or "-") and not cleaned[:1].isalpha():
+        cleaned = "_" + cleaned  # a rule that wants a letter first (Gemini) gets "_" first
     if not cleaned:
         cleaned = "tool"
     if len(cleaned) > limit or cleaned != name:
@@ -162,9 +144,10 @@ def safe_name(protocol: str, name: str) -> str:
 @functools.lru_cache(maxsize=4096)
 def safe_call_id(protocol: str, call_id: str) -> str:
     """``call_id`` if the protocol accepts it, else a deterministic legal rewrite."""
-    if ID_RULES[protocol].match(call_id):
+    facts = known(protocol)
+    if facts.id_rule.match(call_id):
         return call_id
-    cleaned = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[:55] or "call"
+    cleaned = re.sub(rf"[^a-zA-Z0-9{re.escape(facts.id_chars)}]", "_", call_id)[:55] or "call"
     return f"{cleaned}_{_digest(call_id)}"
 
 

@@ -58,6 +58,16 @@ def _indent(text: str, pad: str) -> str:
     return text.replace("\n", "\n" + pad) if pad else text
 
 
+def event_stream_text(events: Any) -> str:
+    """An AWS event stream as text: each frame's ``:event-type`` header, then its JSON payload
+    (an event object's one key names its type)."""
+    frames = []
+    for e in events:
+        name, payload = next(iter(e.items())) if isinstance(e, dict) and len(e) == 1 else ("", e)
+        frames.append(f":event-type {name}\n{json.dumps(payload, ensure_ascii=False)}")
+    return "\n\n".join(frames)
+
+
 def sse_text(events: Any) -> str:
     """A stream as the SSE ``data:`` lines a client reads: one line per event, a blank line
     between events (as on the wire)."""

@@ -3,17 +3,28 @@ payload diffs. Pages call these and render the result."""
 
 from __future__ import annotations
 
-import json
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from jsonschema.exceptions import SchemaError
 
-from flowdebug import protocols
+from flowdebug import jsontext, protocols
 from flowdebug.engine.debugger import Session, SessionState
 from flowdebug.engine.runtime import argument_errors
-from flowdebug.engine.trace import PHASES, Arrow, lanes, sequence
+from flowdebug.engine.trace import (
+    PHASES,
+    REQUESTS,
+    Arrow,
+    Rejection,
+    TraceEvent,
+    lanes,
+    rejections,
+    sequence,
+)
+from flowdebug.errors import CodecError
 from flowdebug.model import Conversation, Message, ModelResponse
 from flowdebug.render import Style, to_dot, to_mermaid
 from flowdebug.views.encodings import Turn, turns
@@ -38,57 +49,13 @@ PHASE_TEXT = {
     "and the model is called again.",
     "answer": "The model answers without a tool call: its final answer ends the cycle.",
 }
-FIELDS = {
-    "declaration": {
-        "anthropic": "`tools[]` `{name, description, input_schema}` in POST /v1/messages",
-        "openai-chat": "`tools[]` `{type: function, function: {name, description, parameters}}`",
-        "openai-responses": "`tools[]` flat `{type: function, name, parameters, strict}`",
-        "gemini": "`tools[].functionDeclarations[]` `{name, description, parameters}`",
-        "mcp": "`tools/list` result: `tools[]` `{name, description, inputSchema}`",
-    },
-    "request": {
-        "anthropic": "`content[]` blocks `{type: tool_use, id, name, input}`; "
-        "`stop_reason: tool_use`",
-        "openai-chat": "`message.tool_calls[]` `{id, function: {name, arguments}}` — "
-        "arguments is a JSON *string*; `finish_reason: tool_calls`",
-        "openai-responses": "`output[]` items `{type: function_call, call_id, name, arguments}`",
-        "gemini": "`parts[].functionCall` `{name, args, id?}`; finishReason stays `STOP`",
-        "mcp": "not MCP's part: the host's model picks the tool; MCP starts at `tools/call`",
-    },
-    "answer": {
-        "anthropic": "`content[]` text blocks; `stop_reason: end_turn`",
-        "openai-chat": "`message.content` text, no `tool_calls`; `finish_reason: stop`",
-        "openai-responses": "`output[]` `{type: message, content: [{type: output_text, text}]}`",
-        "gemini": "`parts[].text`, no `functionCall`; `finishReason: STOP`",
-        "mcp": "not MCP's part: the host's model answers the user",
-    },
-    "execution": {
-        "anthropic": "runtime-side: each `tool_use.input` is validated and dispatched",
-        "openai-chat": "runtime-side: `arguments` is parsed (it may be invalid JSON), "
-        "validated and dispatched",
-        "openai-responses": "runtime-side: `arguments` is parsed, validated and dispatched",
-        "gemini": "runtime-side: `args` is validated and dispatched",
-        "mcp": "`tools/call {name, arguments}` → `CallToolResult {content, "
-        "structuredContent, isError}`; unknown tool → JSON-RPC error -32602",
-    },
-    "continuation": {
-        "anthropic": "one user turn, `tool_result` blocks first: `{tool_use_id, content, "
-        "is_error}`",
-        "openai-chat": "one `{role: tool, tool_call_id, content}` message per call (no error "
-        'flag: errors travel as `{"error": …}`)',
-        "openai-responses": "`{type: function_call_output, call_id, output}` items",
-        "gemini": "one user content with `functionResponse {name, id, response}` parts; "
-        "`response` is an object: `{output}` or `{error}`",
-        "mcp": "the host hands each `CallToolResult` to its model in that model's format",
-    },
-}
 
 
 def explain(phase: str, names: list[str], final: bool = False) -> tuple[str, dict[str, str]]:
     """The phase's meaning and, per protocol, which fields carry it; ``final``: the model's
     turn was its final answer, not tool calls."""
     key = "answer" if final and phase == "request" else phase
-    return PHASE_TEXT[key], {n: FIELDS[key][n] for n in names}
+    return PHASE_TEXT[key], {n: getattr(protocols.facts(n).fields, key) for n in names}
 
 
 def phase_now(state: SessionState) -> str:
@@ -105,12 +72,25 @@ WINDOW = 60  # arrows drawn by default; long sessions show their recent past
 
 @dataclass(frozen=True)
 class Graph:
+    """One protocol's sequence graph; ``rejection``: the request that vendor refuses, where
+    its cycle stops (the graph draws it as a red 400)."""
+
     protocol: str
     title: str
     dot: str
     mermaid: str
     arrows: int
     hidden: int
+    rejection: Rejection | None = None
+
+    @property
+    def caption(self) -> str | None:
+        """The vendor's refusal in full, for beneath the graph (its arrow is shortened)."""
+        r = self.rejection
+        if r is None:
+            return None
+        title = protocols.get(self.protocol).title
+        return f"{title} refuses this request (HTTP {r.status}), so its cycle stops: {r.message}"
 
 
 class _Events(tuple):
@@ -130,9 +110,14 @@ class _Events(tuple):
 
 @lru_cache(maxsize=256)
 def _graph(
-    protocol: str, events: _Events, current: int | None, presenter: bool, hidden: int
+    protocol: str,
+    events: _Events,
+    current: int | None,
+    presenter: bool,
+    hidden: int,
+    rejection: Rejection | None,
 ) -> Graph:
-    arrows = sequence(list(events), protocol)
+    arrows = sequence(list(events), protocol, rejection)
     title = protocols.get(protocol).title
     if hidden:
         title += f" — last {len(arrows)} arrows"
@@ -144,21 +129,55 @@ def _graph(
         to_mermaid(arrows, lanes(protocol), title),
         len(arrows),
         hidden,
+        rejection,
     )
+
+
+# Rejections per conversation revision. The history is never changed in place (a step or an
+# edit makes a new Conversation), so the object is the revision: each entry keeps it alive,
+# so its id cannot be reused while the entry is here.
+_REJECTIONS: OrderedDict[tuple, tuple[Conversation, dict[str, Rejection]]] = OrderedDict()
+
+
+def refusals(
+    conv: Conversation, events: Sequence[TraceEvent], names: Sequence[str]
+) -> dict[str, Rejection]:
+    """:func:`flowdebug.engine.trace.rejections`, linted once per conversation revision."""
+    sent = tuple((e.seq, e.kind, e.messages) for e in events if e.kind in REQUESTS)
+    key = (id(conv), sent, tuple(names))
+    hit = _REJECTIONS.get(key)
+    if hit is not None and hit[0] is conv:
+        _REJECTIONS.move_to_end(key)
+        return hit[1]
+    found = rejections(conv, events, names)
+    _REJECTIONS[key] = (conv, found)
+    if len(_REJECTIONS) > 64:
+        _REJECTIONS.popitem(last=False)
+    return found
 
 
 def graphs(
     state: SessionState, names: list[str], presenter: bool = False, window: int | None = WINDOW
 ) -> list[Graph]:
-    """One graph per protocol; only the last ``window`` events unless window is None."""
-    events = state.events
-    hidden = 0
-    if window is not None and len(events) > window:
-        hidden = len(events) - window
-        events = events[-window:]
+    """One graph per protocol; only the last ``window`` events unless window is None.
+
+    A vendor that refuses a request (see :func:`refusals`) is drawn up to its refusal: its
+    window is the last events before it.
+    """
+    refused = refusals(state.conversation, state.events, names)
     current = state.step if state.events and state.events[-1].step == state.step else None
-    key = _Events(events)
-    return [_graph(n, key, current, presenter, hidden) for n in names]
+    out = []
+    for name in names:
+        events = state.events
+        rejection = refused.get(name)
+        if rejection is not None:
+            events = events[: rejection.seq + 1]
+        hidden = 0
+        if window is not None and len(events) > window:
+            hidden = len(events) - window
+            events = events[-window:]
+        out.append(_graph(name, _Events(events), current, presenter, hidden, rejection))
+    return out
 
 
 # -- pairing ------------------------------------------------------------------------------------
@@ -247,9 +266,10 @@ def edited_arguments(text: str, schema: dict[str, Any]) -> tuple[Any, list[str]]
     person sees the runtime refuse a call), but not without saying so first.
     """
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as e:
-        return None, [f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"]
+        value = jsontext.loads(text, "arguments")
+    except CodecError as e:
+        where = "" if e.path == "$" else f"{e.path}: "
+        return None, [f"{where}{e.reason}"]
     if not isinstance(value, dict):
         return None, ["arguments must be a JSON object"]
     try:
@@ -268,10 +288,12 @@ __all__ = [
     "Arrow",
     "Graph",
     "Pair",
+    "Rejection",
     "edited_arguments",
     "explain",
     "graphs",
     "pairing",
     "phase_now",
     "previous_state",
+    "refusals",
 ]

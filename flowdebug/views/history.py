@@ -12,9 +12,11 @@ import json
 from collections.abc import Iterable
 from typing import Any, assert_never
 
+from flowdebug import jsontext
 from flowdebug.engine.debugger import Session
 from flowdebug.engine.edits import EditError
 from flowdebug.engine.trace import hosted_label
+from flowdebug.errors import CodecError
 from flowdebug.model import (
     HostedCall,
     HostedResult,
@@ -87,11 +89,9 @@ def message_from_form(role: str, body: str) -> dict[str, Any]:
             )
         return {"role": role, "parts": [{"kind": "text", "text": body}]}
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise EditError(
-            f"parts: not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
-        ) from None
+        data = jsontext.loads(text, "parts")
+    except CodecError as e:
+        raise EditError(f"parts: {e.path}: {e.reason}") from None
     parts = [data] if isinstance(data, dict) else data
     return {"role": role, "parts": parts}
 

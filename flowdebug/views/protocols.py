@@ -21,7 +21,13 @@ from flowdebug.lint.finding import Finding
 from flowdebug.lint.linter import lint_conversation
 from flowdebug.model import Conversation, Message, ModelResponse
 from flowdebug.protocols.base import ConversionWarning
-from flowdebug.render.text import changed_paths, pretty, sse_text, text_diff
+from flowdebug.render.text import (
+    changed_paths,
+    event_stream_text,
+    pretty,
+    sse_text,
+    text_diff,
+)
 
 Kind = Literal["request", "response", "stream"]
 KINDS: tuple[Kind, ...] = ("request", "response", "stream")
@@ -203,7 +209,9 @@ def _response_views(codec: Any, response: ModelResponse, number: int) -> list[Pa
             f"stream {number}",
             "stream",
             events.value,
-            sse_text(events.value),
+            event_stream_text(events.value)
+            if codec.facts.stream_framing == "event-stream"
+            else sse_text(events.value),
             tuple(events.warnings),
         ),
     ]

@@ -30,7 +30,7 @@ def test_page_opens_on_the_weather_scenario_ready_to_step(at):
     s = session(at)
     assert s.state.step == 0 and s.state.next_phase == "declaration"
     assert [b.key for b in at.button][:5] == ["step", "step_turn", "run", "undo", "reset"]
-    assert len(at.get("graphviz_chart")) == 5
+    assert len(at.get("graphviz_chart")) == 6  # one per protocol
 
 
 def test_step_runs_one_phase_and_names_it(at):
@@ -114,7 +114,7 @@ def test_protocol_choice_limits_the_graphs(at):
     dots = [g.proto.spec for g in at.get("graphviz_chart")]
     assert len(dots) == 2 and "MCP server" in dots[1]
     at.multiselect(key="protocols").set_value([]).run()
-    assert len(at.get("graphviz_chart")) == 5
+    assert len(at.get("graphviz_chart")) == 6
     assert any("No protocol chosen" in c.value for c in at.sidebar.caption)
 
 

@@ -57,12 +57,14 @@ def test_exception_on_get_weather_shows_the_error_in_every_encoding_and_removing
     apply(at, "exception", "tool", "get_weather")
     assert session(at).state.faults == [Fault(kind="exception", tool="get_weather")]
     assert at.markdown[0].value == "`exception@get_weather`"
-    anthropic, chat, responses, gemini, mcp = codes(at, "diff")
+    anthropic, chat, responses, gemini, mcp, bedrock = codes(at, "diff")
     assert '+          "is_error": true' in anthropic
     assert '{\\"error\\": \\"RuntimeError: injected failure\\"}' in chat
     assert '{\\"error\\": \\"RuntimeError: injected failure\\"}' in responses
     assert '+              "error": "RuntimeError: injected failure"' in gemini
     assert '+        "isError": true' in mcp
+    assert '+                "text": "RuntimeError: injected failure"' in bedrock
+    assert '+            "status": "error"' in bedrock
     assert any("`exception` on get_weather `call_1`" in shown(m.value) for m in at.markdown)
 
     at.button(key="fault_remove_0").click().run()
@@ -76,13 +78,16 @@ def test_a_protocol_fault_lists_what_each_vendor_rejects(at):
     apply(at, "drop_result", "nth", 1)
     assert session(at).state.faults == [Fault(kind="drop_result", nth=1)]
     rows = cells(next(t.value for t in at.table if "code" in t.value.columns))
-    assert list(rows["code"]) == ["missing_result"] * 5
+    assert list(rows["code"]) == ["missing_result"] * 6
     messages = list(rows["vendor's message"])
     assert messages[2] == "No tool output found for function call call_1."
     assert messages[0].startswith("`tool_use` ids were found without `tool_result` blocks")
-    assert [m.value for m in at.markdown if "**request 2**" in m.value][:4] == [
-        ":red[⛔ **rejected**] · **request 2**"
-    ] * 4
+    assert messages[5] == (
+        "Expected toolResult blocks at messages.2.content for the following Ids: call_1"
+    )
+    verdicts = [m.value for m in at.markdown if "**request 2**" in m.value]
+    rejected = ":red[⛔ **rejected**] · **request 2**"
+    assert verdicts[:4] == [rejected] * 4 and verdicts[5] == rejected  # MCP only warns
 
 
 def test_a_bad_param_shows_the_reason_and_changes_nothing(at):
@@ -126,5 +131,5 @@ def test_page_runs_after_the_weather_scenario_ran_to_the_end(at):
     at.run()
     assert not at.exception
     apply(at, "timeout", "nth", 1)
-    assert len(codes(at, "diff")) == 5
+    assert len(codes(at, "diff")) == 6
     assert "Replayed **weather** from the start" in at.markdown[3].value

@@ -18,6 +18,7 @@ TITLES = [
     "OpenAI Responses",
     "Google Gemini",
     "MCP (JSON-RPC)",
+    "Bedrock Converse",
 ]
 
 
@@ -41,13 +42,14 @@ def headers(block) -> list[str]:
     return [m.value.removeprefix("#### ") for m in block.markdown if m.value.startswith("#### ")]
 
 
-def test_default_scenario_shows_the_five_request_columns(at):
+def test_default_scenario_shows_the_six_request_columns(at):
     request = tab(at, "Request")
     assert headers(request) == TITLES
     codes = request.code
-    assert len(codes) == 5 and all(c.language == "json" for c in codes)
+    assert len(codes) == 6 and all(c.language == "json" for c in codes)
     assert '"messages": [' in codes[0].value and '"contents": [' in codes[3].value
     assert '"method": "tools/list"' in codes[4].value
+    assert '"toolConfig": {' in codes[5].value and '"toolSpec": {' in codes[5].value
     assert any("nothing to compare yet" in c.value for c in request.caption)
     assert "No response yet: request 1 is the next one sent." in [
         c.value for c in tab(at, "Response").caption
@@ -64,7 +66,7 @@ def test_after_the_declaration_request_1_is_out_and_waits_for_its_answer(at):
 
 
 def test_verdict_row_names_every_vendor(at):
-    row = [m.value for m in at.markdown if m.value.startswith("**")][:5]
+    row = [m.value for m in at.markdown if m.value.startswith("**")][:6]
     assert [r.split("**")[1] for r in row] == TITLES
     assert all(":green[✅ **accepted**]" in r for r in row)
 
@@ -76,7 +78,9 @@ def test_step_runs_a_phase_and_the_diff_appears(at):
     assert session(at).state.step == 3
     changed = tab(at, "What changed")
     diffs = [c for c in changed.code if c.language == "diff"]
-    assert len(diffs) == 5
+    assert len(diffs) == 6
+    assert '+          "toolResult": {' in diffs[5].value
+    assert '+            "status": "error"' in diffs[5].value
     assert diffs[0].value.startswith("--- request 1 (previous step)\n+++ request 2 (this step)")
     assert '+          "type": "tool_result",' in diffs[0].value
     assert "- `$.messages[1] added`\n- `$.messages[2] added`" in [m.value for m in changed.markdown]
@@ -102,7 +106,13 @@ def test_page_runs_after_the_weather_scenario_ran_to_the_end(at):
     assert headers(response) == TITLES
     assert "Paris is 18 degrees C" in response.code[0].value
     stream = tab(at, "Stream events")
-    assert len(stream.code) == 4 and all(c.value.startswith("data: {") for c in stream.code)
+    assert len(stream.code) == 5
+    assert all(c.value.startswith("data: {") for c in stream.code[:4])
+    # ConverseStream is no SSE: AWS event-stream frames, each typed by its :event-type header.
+    assert stream.code[4].value.startswith(':event-type messageStart\n{"role": "assistant"}')
+    assert not stream.code[4].value.startswith("data: ")
+    bedrock = shown(stream.caption[-1].value)
+    assert "event-stream" in bedrock and "SSE" not in bedrock
     # The reasons are the MCP codec's warnings for this turn; the last one names the text.
     assert any(
         shown(c.value).startswith("Nothing on the wire: MCP (JSON-RPC) has no model stream (")

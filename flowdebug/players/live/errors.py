@@ -13,20 +13,8 @@ from typing import Any
 
 from flowdebug.errors import ProviderError
 from flowdebug.players.live.wire import REDACTED, Capture
+from flowdebug.protocols import facts
 from flowdebug.redact import strip_urls_in_text
-
-KEY_VARS = {
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "openai-chat": ("OPENAI_API_KEY",),
-    "openai-responses": ("OPENAI_API_KEY",),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-}
-TITLES = {
-    "anthropic": "Anthropic Messages",
-    "openai-chat": "OpenAI Chat Completions",
-    "openai-responses": "OpenAI Responses",
-    "gemini": "Gemini generateContent",
-}
 
 
 def _clip(text: str, limit: int = 2000) -> str:
@@ -78,7 +66,7 @@ def stream_error(events: list[Any] | None) -> str | None:
 
 
 def key_hint(protocol: str) -> str:
-    names = " or ".join(KEY_VARS[protocol])
+    names = " or ".join(facts(protocol).key_env)
     return f"type the API key in the sidebar or set {names}"
 
 
@@ -94,7 +82,7 @@ def _status_hint(
         lacks = "the key lacks permission for this model or feature; " if status == 403 else ""
         return f"{lacks}check the API key: {key_hint(protocol)}"
     if status == 404:
-        where = f" and that {base_url} serves the {TITLES[protocol]} API" if base_url else ""
+        where = f" and that {base_url} serves the {facts(protocol).api} API" if base_url else ""
         return f"check the model name {model!r}{where}"
     if status == 429:
         after = headers.get("retry-after")
@@ -235,8 +223,8 @@ def malformed(
     return ProviderError(
         protocol,
         None,
-        _scrub(f"the response is not a valid {TITLES[protocol]} response: {detail}", secret),
-        f"check that base_url points at a server speaking the {TITLES[protocol]} API, then "
+        _scrub(f"the response is not a valid {facts(protocol).api} response: {detail}", secret),
+        f"check that base_url points at a server speaking the {facts(protocol).api} API, then "
         "retry the step",
         exchange,
     )

@@ -12,14 +12,9 @@ from __future__ import annotations
 import os
 from urllib.parse import SplitResult, urlsplit
 
+from flowdebug.protocols import facts
+
 ALLOWED_ENV = "FLOWDEBUG_ALLOWED_BASE_URLS"
-# Where each SDK sends a request when no base URL is given.
-VENDOR_URLS = {
-    "anthropic": "https://api.anthropic.com",
-    "openai-chat": "https://api.openai.com/v1",
-    "openai-responses": "https://api.openai.com/v1",
-    "gemini": "https://generativelanguage.googleapis.com",
-}
 _PORTS = {"http": 80, "https": 443}
 
 
@@ -56,4 +51,6 @@ def env_key_allowed(protocol: str, base_url: str | None) -> bool:
     """May the environment's key for ``protocol`` go to ``base_url``?"""
     if not base_url:
         return True
-    return any(within(base_url, prefix) for prefix in [VENDOR_URLS[protocol], *allowed_prefixes()])
+    vendor = facts(protocol).base_url
+    prefixes = [vendor, *allowed_prefixes()] if vendor else allowed_prefixes()
+    return any(within(base_url, prefix) for prefix in prefixes)

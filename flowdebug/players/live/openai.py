@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions and Responses through the official ``openai`` SDK (httpx).
+"""OpenAI Chat Completions and Responses through the official ``openai`` SDK (httpx2).
 
 Also the way to OpenAI-compatible local servers (Ollama, vLLM, LM Studio, llama.cpp): point
 ``base_url`` at their ``/v1``.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import httpx
+import httpx2
 
 from flowdebug.players.live.wire import Recording, recording_client, split_parameters
 
@@ -23,7 +23,7 @@ def send(body: dict[str, Any], settings: LiveSettings, key: str, recording: Reco
     """
     import openai
 
-    with recording_client(httpx, recording, settings.timeout) as http:
+    with recording_client(httpx2, recording, settings.timeout) as http:
         client = openai.OpenAI(
             api_key=key,
             base_url=settings.base_url or None,

@@ -27,11 +27,12 @@ from flowdebug.players.assembly import ArgumentAssembler, ArgumentSnapshot, asse
 from flowdebug.players.base import PlayerTurn, WireExchange
 from flowdebug.players.live.differences import wire_differences
 from flowdebug.players.live.errors import classify
-from flowdebug.players.live.settings import DEFAULT_MODELS, NO_KEY, LiveSettings
+from flowdebug.players.live.settings import NO_KEY, LiveSettings
 from flowdebug.players.live.wire import Capture, Recording
 from flowdebug.protocols.base import ConversionWarning
 
 log = logging.getLogger(__name__)
+
 
 def _send(
     settings: LiveSettings, body: Any, key: str, recording: Recording, model: str
@@ -141,7 +142,7 @@ class LivePlayer:
         codec = protocols.get(s.protocol)
         applied = s.apply(conv)
         encoded = codec.encode_request(applied)
-        model = s.model or applied.model or DEFAULT_MODELS[s.protocol]
+        model = s.model or applied.model or s.model_name
         key = s.resolve_key()
         recording = Recording(on_event=self._listener())
         started = time.perf_counter()

@@ -1,6 +1,5 @@
 """How a live player reaches its vendor: protocol, model, key, base URL, streaming."""
 
-
 from __future__ import annotations
 
 import logging
@@ -10,20 +9,15 @@ from typing import Any
 
 from flowdebug.errors import ProviderError, UsageError
 from flowdebug.model import Conversation, ToolChoice
-from flowdebug.players.live.errors import KEY_VARS, key_hint
+from flowdebug.players.live.errors import key_hint
 from flowdebug.players.live.keys import env_key_allowed
 from flowdebug.players.live.wire import Secret
+from flowdebug.protocols import facts
 from flowdebug.redact import strip_url_credentials
 
 log = logging.getLogger(__name__)
 
 LIVE_PROTOCOLS = ("anthropic", "openai-chat", "openai-responses", "gemini")
-DEFAULT_MODELS = {
-    "anthropic": "claude-sonnet-4-6",
-    "openai-chat": "gpt-4.1",
-    "openai-responses": "gpt-4.1",
-    "gemini": "gemini-2.5-flash",
-}
 # Local OpenAI-compatible servers ignore the key, but the SDKs insist on one.
 NO_KEY = "no-key"
 
@@ -61,7 +55,7 @@ class LiveSettings:
 
     @property
     def model_name(self) -> str:
-        return self.model or DEFAULT_MODELS[self.protocol]
+        return self.model or facts(self.protocol).default_model or "default"
 
     @property
     def trusted(self) -> bool:
@@ -74,7 +68,7 @@ class LiveSettings:
         if self.api_key:
             return "typed"
         if self.trusted:
-            found = next((v for v in KEY_VARS[self.protocol] if os.environ.get(v)), None)
+            found = next((v for v in facts(self.protocol).key_env if os.environ.get(v)), None)
             if found:
                 return found
         return "placeholder" if self.base_url else "none"
@@ -102,7 +96,7 @@ class LiveSettings:
         if isinstance(self.api_key, Secret) and self.api_key:
             return self.api_key.reveal()
         source = self.key_source
-        if source in KEY_VARS[self.protocol]:
+        if source in facts(self.protocol).key_env:
             return os.environ[source]
         if self.base_url:
             return NO_KEY

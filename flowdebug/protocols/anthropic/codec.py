@@ -39,6 +39,7 @@ from flowdebug.protocols.anthropic.blocks import (
     stash,
     with_extra,
 )
+from flowdebug.protocols.anthropic.facts import FACTS
 from flowdebug.protocols.base import Converted, Kind, Warnings, expect, require
 
 DEFAULT_MODEL = envelope.DEFAULT_MODEL
@@ -376,7 +377,8 @@ class AnthropicCodec:
     """Anthropic Messages: requests, Message responses and their SSE event streams."""
 
     name = PROTOCOL
-    title = "Anthropic Messages"
+    title = FACTS.title
+    facts = FACTS
 
     def encode_request(self, conv: Conversation) -> Converted[Any]:
         w = Warnings(PROTOCOL)

@@ -1,5 +1,6 @@
-"""Amazon Bedrock Converse: the fifth model protocol (``bedrock``)."""
+"""The bedrock protocol: its codec and its facts."""
 
 from flowdebug.protocols.bedrock.codec import CODEC
+from flowdebug.protocols.bedrock.facts import FACTS
 
-__all__ = ["CODEC"]
+__all__ = ["CODEC", "FACTS"]

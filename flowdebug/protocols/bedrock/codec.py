@@ -21,7 +21,7 @@ from flowdebug.protocols.bedrock.decode import (
     decode_tool,
 )
 from flowdebug.protocols.bedrock.encode import encode_request, encode_response
-from flowdebug.protocols.bedrock.facts import PROTOCOL, TITLE
+from flowdebug.protocols.bedrock.facts import FACTS, PROTOCOL, TITLE
 from flowdebug.protocols.bedrock.response import decode_response_body
 from flowdebug.protocols.bedrock.wire import optional
 
@@ -33,6 +33,7 @@ class BedrockCodec:
 
     name = PROTOCOL
     title = TITLE
+    facts = FACTS
 
     def encode_request(self, conv: Conversation) -> Converted[Any]:
         w = Warnings(PROTOCOL)

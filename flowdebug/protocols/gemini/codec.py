@@ -39,6 +39,7 @@ from flowdebug.protocols.gemini import fragment as gemini_fragment
 from flowdebug.protocols.gemini import response as gemini_response
 from flowdebug.protocols.gemini import stream as gemini_stream
 from flowdebug.protocols.gemini.decode import REQUEST_KEYS, decode_request
+from flowdebug.protocols.gemini.facts import FACTS
 from flowdebug.protocols.gemini.parts import (
     PROTOCOL,
     Encoder,
@@ -251,7 +252,8 @@ class GeminiCodec:
     """The Gemini ``generateContent`` codec (CLI name ``gemini``)."""
 
     name = PROTOCOL
-    title = "Google Gemini"
+    title = FACTS.title
+    facts = FACTS
 
     def encode_request(self, conv: Conversation) -> Converted[Any]:
         return encode_request(conv)

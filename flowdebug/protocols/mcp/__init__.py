@@ -1,1 +1,6 @@
-"""flowdebug.protocols.mcp.codec."""
+"""The mcp protocol: its codec and its facts."""
+
+from flowdebug.protocols.mcp.codec import CODEC
+from flowdebug.protocols.mcp.facts import FACTS
+
+__all__ = ["CODEC", "FACTS"]

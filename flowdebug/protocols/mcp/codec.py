@@ -107,6 +107,7 @@ from flowdebug.protocols.mcp.convert import (
     tool_from_mcp,
     tool_to_mcp,
 )
+from flowdebug.protocols.mcp.facts import FACTS
 from flowdebug.protocols.mcp.fragment import fragment
 from flowdebug.protocols.mcp.regroup import Slot, warn_regrouped, warn_response_shape
 from flowdebug.protocols.mcp.tasks import is_create_task_result, task_messages
@@ -208,7 +209,8 @@ class McpCodec:
     """MCP over JSON-RPC 2.0; see the module docstring for how the interface maps."""
 
     name = PROTOCOL
-    title = "MCP (JSON-RPC)"
+    title = FACTS.title
+    facts = FACTS
 
     def encode_request(self, conv: Conversation) -> Converted[list[dict[str, Any]]]:
         """The conversation as a transcript: tools/list, then every call and its response."""

@@ -12,13 +12,13 @@ from typing import Any, assert_never
 from flowdebug.errors import CodecError
 from flowdebug.model import Details, Image, Text, Tool, ToolCall, ToolResult
 from flowdebug.protocols.base import (
-    NAME_RULES,
     Warnings,
     expect,
     require,
     safe_call_id,
     safe_name,
 )
+from flowdebug.protocols.mcp.facts import FACTS
 
 PROTOCOL = "mcp"
 INVALID_PARAMS = -32602
@@ -84,7 +84,7 @@ def _name(w: Warnings, name: str, path: str) -> str:
             "tool_name_renamed",
             path,
             f"tool name {name!r} sent as {safe!r}: MCP names "
-            f"should match {NAME_RULES[PROTOCOL][0].pattern}",
+            f"should match {FACTS.name_rule.pattern}",
         )
     return safe
 

@@ -17,6 +17,7 @@ from flowdebug.protocols.base import Converted, Kind, Warnings
 from flowdebug.protocols.openai_chat.body import decode_completion, decode_request
 from flowdebug.protocols.openai_chat.decode import PROTOCOL
 from flowdebug.protocols.openai_chat.envelope import encode_completion, encode_request
+from flowdebug.protocols.openai_chat.facts import FACTS
 from flowdebug.protocols.openai_chat.fragment import fragment
 from flowdebug.protocols.openai_chat.stream import chunks_to_completion, completion_to_chunks
 
@@ -90,7 +91,8 @@ class OpenAIChatCodec:
     """OpenAI Chat Completions: requests, ChatCompletion responses and chunk streams."""
 
     name = PROTOCOL
-    title = "OpenAI Chat Completions"
+    title = FACTS.title
+    facts = FACTS
 
     def encode_request(self, conv: Conversation) -> Converted[Any]:
         body, w = encode_request(conv)

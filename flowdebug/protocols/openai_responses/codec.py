@@ -30,6 +30,7 @@ from flowdebug.model import (
 )
 from flowdebug.protocols.base import Converted, Kind, Warnings, expect, require
 from flowdebug.protocols.openai_responses import stream
+from flowdebug.protocols.openai_responses.facts import FACTS
 from flowdebug.protocols.openai_responses.fields import (
     DEFAULT_MODEL,
     PROTOCOL,
@@ -86,7 +87,8 @@ class OpenAIResponsesCodec:
     """The Responses API: requests, Response objects and their event streams."""
 
     name = PROTOCOL
-    title = "OpenAI Responses"
+    title = FACTS.title
+    facts = FACTS
 
     def encode_request(self, conv: Conversation) -> Converted[dict[str, Any]]:
         return encode_request(conv)

@@ -140,12 +140,13 @@ class ItemEncoder:
         return items + self._content(msg, pending, output)
 
     def _shifted(self, msg: Message, path: str, first_warning: int) -> None:
-        """Name the message when a dropped hosted part moves the parts after it up."""
+        """Name the message when a part left out (a hosted part, redacted reasoning of another
+        vendor) moves the parts after it up."""
         dropped = [
-            int(m[1])
+            k
             for w in self.w.items[first_warning:]
-            if w.code in ("hosted_call_dropped", "hosted_result_dropped")
-            and (m := re.fullmatch(re.escape(path) + r"\.parts\[(\d+)\]", w.path))
+            if (m := re.fullmatch(re.escape(path) + r"\.parts\[(\d+)\]", w.path))
+            and _left_out(w.code, msg.parts[k := int(m[1])])
         ]
         if dropped and any(k > min(dropped) for k in set(range(len(msg.parts))) - set(dropped)):
             self.w.add(
@@ -379,3 +380,11 @@ def _output_part(text: Text) -> dict[str, Any]:
     if "logprobs" in mine:
         part["logprobs"] = mine["logprobs"]
     return part
+
+
+def _left_out(code: str, part: Any) -> bool:
+    """Whether the warning ``code`` on ``part`` means the part is not in the output."""
+    if code in ("hosted_call_dropped", "hosted_result_dropped"):
+        return True
+    # Another vendor's redacted reasoning is opaque: nothing of it can be sent.
+    return code == "thinking_signature_dropped" and getattr(part, "redacted", False)

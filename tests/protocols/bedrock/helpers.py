@@ -8,9 +8,7 @@ from typing import Any
 
 from flowdebug.model import Conversation, Message, ToolResult
 from flowdebug.protocols.bedrock import CODEC
-from tests.paths import FIXTURES, WIRE
-
-REAL_BEDROCK = FIXTURES / "real_bedrock"
+from tests.paths import REAL, WIRE
 
 
 def wire(name: str) -> Any:
@@ -18,7 +16,7 @@ def wire(name: str) -> Any:
 
 
 def real(kind: str) -> list[Path]:
-    return sorted(REAL_BEDROCK.glob(f"bedrock.{kind}.*.json"))
+    return sorted(REAL.glob(f"bedrock.{kind}.*.json"))
 
 
 def codes(converted: Any) -> list[str]:

@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings
 
 from flowdebug import protocols
 from flowdebug.model import Conversation, ModelResponse, dump
-from flowdebug.protocols.base import Codec
 from flowdebug.protocols.bedrock import CODEC
 from tests import cases
 from tests.paths import REAL, WIRE
@@ -25,13 +24,9 @@ OTHERS = [n for n in protocols.PROTOCOLS if n != "bedrock"]
 MODEL_PROTOCOLS = [n for n in OTHERS if n != "mcp"]
 
 
-def _codec(name: str) -> Codec:
-    return CODEC if name == "bedrock" else protocols.get(name)
-
-
 def roundtrip(conv: Conversation, a: str, b: str) -> tuple[Conversation, Conversation, set[str]]:
-    """A -> B -> A as tests/test_roundtrip.py does it, for codecs outside the registry."""
-    ca, cb = _codec(a), _codec(b)
+    """A -> B -> A as tests/test_roundtrip.py does it."""
+    ca, cb = protocols.get(a), protocols.get(b)
     start = ca.decode_request(ca.encode_request(conv).value).value
     to_b = cb.encode_request(start)
     middle = cb.decode_request(to_b.value)
@@ -76,10 +71,10 @@ def test_bedrock_round_trip_is_exact_and_every_request_validates(conv):
 def test_warnings_name_every_path_a_conversion_to_and_from_bedrock_changes(conv, b):
     # canonical (as Bedrock reads it) -> B, and canonical (as B reads it) -> Bedrock.
     start = CODEC.decode_request(CODEC.encode_request(conv).value).value
-    there = _codec(b).encode_request(start)
-    back = _codec(b).decode_request(there.value)
+    there = protocols.get(b).encode_request(start)
+    back = protocols.get(b).decode_request(there.value)
     assert silent(dump(start), dump(back.value), [*there.warnings, *back.warnings]) == []
-    start = _codec(b).decode_request(_codec(b).encode_request(conv).value).value
+    start = protocols.get(b).decode_request(protocols.get(b).encode_request(conv).value).value
     back, found = through_bedrock(start)
     warnings = [*CODEC.encode_request(start).warnings]
     assert silent(dump(start), dump(back), warnings) == [], found
@@ -128,7 +123,7 @@ def test_other_references_convert_to_valid_bedrock_and_name_every_change(fname):
 def _other_real_requests() -> list[str]:
     out = []
     for p in sorted(REAL.glob("*.json")):
-        if p.name.startswith("mcp."):
+        if p.name.startswith(("mcp.", "bedrock.")):
             continue
         try:
             payload = json.loads(p.read_text())
@@ -154,13 +149,12 @@ def test_other_vendors_real_requests_become_valid_bedrock_requests(fname):
         assert found & LOSS_CODES[invariant], (fname, invariant, sorted(found))
 
 
-def test_the_registry_detects_no_bedrock_payload_as_another_protocol():
-    from tests.protocols.bedrock.helpers import REAL_BEDROCK
-
-    for path in [*WIRE.glob("bedrock.*.json"), *REAL_BEDROCK.glob("bedrock.*.json")]:
+def test_the_registry_detects_every_bedrock_payload_as_bedrock():
+    for path in [*WIRE.glob("bedrock.*.json"), *REAL.glob("bedrock.*.json")]:
         payload = json.loads(path.read_text())
-        assert protocols.detect(payload) in (None, ("bedrock", CODEC.detect(payload))), path.name
-        assert CODEC.detect(payload) is not None, path.name
+        kind = CODEC.detect(payload)
+        assert kind is not None, path.name
+        assert protocols.detect(payload) == ("bedrock", kind), path.name
 
 
 def test_bedrock_detects_no_other_protocols_payload():
@@ -179,6 +173,8 @@ def test_bedrock_detects_no_other_protocols_payload():
 def _other_real(kinds: tuple[str, ...]) -> list[str]:
     out = []
     for p in sorted(REAL.glob("*.json")):
+        if p.name.startswith("bedrock."):
+            continue
         try:
             payload = json.loads(p.read_text())
         except ValueError:

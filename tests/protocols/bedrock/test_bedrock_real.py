@@ -1,4 +1,4 @@
-"""Real Bedrock Converse payloads recorded by others (tests/fixtures/real_bedrock/README.md):
+"""Real Bedrock Converse payloads recorded by others (tests/fixtures/real/README.md):
 what they decode to, exact re-encoding, and botocore's verdict on them and on our output."""
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ import pytest
 
 from flowdebug.model import Thinking, ToolCall, ToolResult
 from flowdebug.protocols.bedrock import CODEC
+from tests.paths import REAL
 from tests.protocols.bedrock.botocheck import (
     request_problems,
     response_problems,
     stream_event_problems,
 )
-from tests.protocols.bedrock.helpers import REAL_BEDROCK, real
+from tests.protocols.bedrock.helpers import real
 
 # What the live service sends beyond botocore's model (see the fixtures' README).
 UNDECLARED_USAGE = [
@@ -25,7 +26,7 @@ UNDECLARED_USAGE = [
 
 
 def load(name: str):
-    return json.loads((REAL_BEDROCK / name).read_text())
+    return json.loads((REAL / name).read_text())
 
 
 def test_there_are_real_payloads_of_every_kind():

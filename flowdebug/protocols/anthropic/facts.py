@@ -1,0 +1,49 @@
+"""Anthropic Messages, as the rest of flowdebug needs to know it."""
+
+from __future__ import annotations
+
+import re
+
+from flowdebug.protocols.anthropic import errors
+from flowdebug.protocols.facts import Facts, Fields, Terms, register
+
+FACTS = register(
+    Facts(
+        name="anthropic",
+        title="Anthropic Messages",
+        short="Anthropic",
+        api="Anthropic Messages",
+        terms=Terms(
+            declare="POST /v1/messages · tools[{n}]",
+            tool_call="tool_use {id} {name}",
+            continuation="user turn: tool_result ×{n}",
+            final_answer="text · stop_reason: end_turn",
+            text="text block",
+            hosted={"mcp": "mcp_tool_use", "*": "server_tool_use"},
+            hosted_result={"mcp": "mcp_tool_result", "*": "{name}_tool_result"},
+        ),
+        fields=Fields(
+            declaration="`tools[]` `{name, description, input_schema}` in POST /v1/messages",
+            request="`content[]` blocks `{type: tool_use, id, name, input}`; "
+            "`stop_reason: tool_use`",
+            answer="`content[]` text blocks; `stop_reason: end_turn`",
+            execution="runtime-side: each `tool_use.input` is validated and dispatched",
+            continuation="one user turn, `tool_result` blocks first: `{tool_use_id, content, "
+            "is_error}`",
+        ),
+        # tool names and tool_use ids: ^[a-zA-Z0-9_-]{1,64}$
+        name_rule=re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
+        name_limit=64,
+        id_rule=re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
+        endpoint="POST /v1/messages",
+        base_url="https://api.anthropic.com",
+        default_model="claude-sonnet-4-6",
+        key_env=("ANTHROPIC_API_KEY",),
+        history_key="messages",
+        tool_title="Anthropic tool",
+        named_events=True,
+        route=re.compile(r"^(?:/v1)?/messages$"),
+        route_help=("POST /v1/messages",),
+        errors=errors,
+    )
+)

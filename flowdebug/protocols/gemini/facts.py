@@ -1,0 +1,57 @@
+"""Google Gemini generateContent, as the rest of flowdebug needs to know it."""
+
+from __future__ import annotations
+
+import re
+
+from flowdebug.protocols.facts import Facts, Fields, Terms, register
+from flowdebug.protocols.gemini import errors
+
+FACTS = register(
+    Facts(
+        name="gemini",
+        title="Google Gemini",
+        short="Gemini",
+        api="Gemini generateContent",
+        terms=Terms(
+            declare="generateContent · functionDeclarations[{n}]",
+            tool_call="functionCall {name} id={id}",
+            tool_call_no_id="functionCall {name}",
+            continuation="functionResponse ×{n}",
+            final_answer="text · finishReason: STOP",
+            text="text part",
+            hosted={"code_execution": "executableCode", "*": "grounding"},
+            hosted_result={"code_execution": "codeExecutionResult", "*": "{term} result"},
+        ),
+        fields=Fields(
+            declaration="`tools[].functionDeclarations[]` `{name, description, parameters}`",
+            request="`parts[].functionCall` `{name, args, id?}`; finishReason stays `STOP`",
+            answer="`parts[].text`, no `functionCall`; `finishReason: STOP`",
+            execution="runtime-side: `args` is validated and dispatched",
+            continuation="one user content with `functionResponse {name, id, response}` parts; "
+            "`response` is an object: `{output}` or `{error}`",
+        ),
+        # function names: start with a letter or underscore, [A-Za-z0-9_.:-], at most 128
+        name_rule=re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$"),
+        name_limit=128,
+        name_chars="_.:-",
+        id_rule=re.compile(r"^.{1,256}$", re.S),
+        endpoint="POST /v1beta/models/{model}:generateContent",
+        base_url="https://generativelanguage.googleapis.com",
+        default_model="gemini-2.5-flash",
+        key_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        history_key="contents",
+        declaration_path=("functionDeclarations", 0),
+        tool_title="Gemini functionDeclaration",
+        # the model is in the path, and streaming is its own method
+        route=re.compile(
+            r"^/(?P<version>v1|v1beta|v1alpha)/(?:models/)?(?P<model>[^/:]+)"
+            r":(?:generateContent|(?P<stream>streamGenerateContent))$"
+        ),
+        route_help=(
+            "POST /{v1,v1beta}/models/{model}:generateContent",
+            "POST /{v1,v1beta}/models/{model}:streamGenerateContent?alt=sse",
+        ),
+        errors=errors,
+    )
+)

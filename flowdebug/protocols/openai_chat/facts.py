@@ -1,0 +1,47 @@
+"""OpenAI Chat Completions, as the rest of flowdebug needs to know it."""
+
+from __future__ import annotations
+
+import re
+
+from flowdebug.protocols.facts import Facts, Fields, Terms, register
+from flowdebug.protocols.openai_chat import errors
+
+FACTS = register(
+    Facts(
+        name="openai-chat",
+        title="OpenAI Chat Completions",
+        short="OpenAI Chat",
+        api="OpenAI Chat Completions",
+        terms=Terms(
+            declare="POST /chat/completions · tools[{n}]",
+            tool_call="tool_calls[{i}] {id} {name}",
+            continuation="role:tool messages ×{n}",
+            final_answer="content · finish_reason: stop",
+            text="content (with tool_calls)",
+        ),
+        fields=Fields(
+            declaration="`tools[]` `{type: function, function: {name, description, parameters}}`",
+            request="`message.tool_calls[]` `{id, function: {name, arguments}}` — arguments is a "
+            "JSON *string*; `finish_reason: tool_calls`",
+            answer="`message.content` text, no `tool_calls`; `finish_reason: stop`",
+            execution="runtime-side: `arguments` is parsed (it may be invalid JSON), validated and "
+            "dispatched",
+            continuation="one `{role: tool, tool_call_id, content}` message per call (no error "
+            'flag: errors travel as `{"error": …}`)',
+        ),
+        # function names: ^[a-zA-Z0-9_-]{1,64}$; call ids are free strings
+        name_rule=re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
+        name_limit=64,
+        id_rule=re.compile(r"^.{1,256}$", re.S),
+        endpoint="POST /chat/completions",
+        base_url="https://api.openai.com/v1",
+        default_model="gpt-4.1",
+        key_env=("OPENAI_API_KEY",),
+        history_key="messages",
+        tool_title="OpenAI Chat tool",
+        route=re.compile(r"^(?:/v1)?/chat/completions$"),
+        route_help=("POST /v1/chat/completions",),
+        errors=errors,
+    )
+)
