@@ -254,6 +254,8 @@ for row in range(0, len(drawn), per_row):
     for col, g in zip(cols, drawn[row : row + per_row], strict=False):
         with col:
             st.graphviz_chart(g.dot, width="stretch")
+            if g.caption:  # the vendor's whole message: the arrow carries its first words
+                st.error(common.literal(g.caption), icon="⛔")
             exports = [
                 ("SVG", lambda d=g.dot: to_svg(d), "svg", "image/svg+xml"),
                 ("PNG", lambda d=g.dot: to_png(d), "png", "image/png"),

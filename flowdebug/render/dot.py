@@ -44,7 +44,15 @@ class Style:
 
 
 def _esc(text: str) -> str:
-    return html.escape(text, quote=True)
+    """Text made safe inside an HTML-like label or a quoted DOT attribute: entities for
+    markup and quotes, and for the backslash, which DOT reads as an escape."""
+    return html.escape(text, quote=True).replace("\\", "&#92;")
+
+
+def _width(arrow: Arrow, style: Style) -> int:
+    """Characters per line of an arrow's label: a vendor's refusal gets wider lines, so its
+    message keeps its words."""
+    return style.wrap + 10 if arrow.kind == "rejection" else style.wrap
 
 
 def wrap(text: str, width: int) -> list[str]:
@@ -74,7 +82,7 @@ def wrap(text: str, width: int) -> list[str]:
 
 def _label(arrow: Arrow, current: bool, style: Style) -> str:
     color = ERROR_COLOR if arrow.error else PHASE_COLORS[arrow.phase]
-    text = "<BR/>".join(_esc(line) for line in wrap(arrow.label, style.wrap))
+    text = "<BR/>".join(_esc(line) for line in wrap(arrow.label, _width(arrow, style)))
     weight = f"<B>{text}</B>" if current or arrow.error else text
     bg = f' BGCOLOR="{HIGHLIGHT}"' if current else ""
     return (
@@ -164,7 +172,7 @@ def to_dot(
 
     # Lifelines. A row whose label wraps onto several lines sits that many ranks below the
     # row before it: dot does not make room for the labels of flat edges by itself.
-    gaps = [len(wrap(a.label, style.wrap)) if what == "arrow" else 1 for what, a in rows]
+    gaps = [len(wrap(a.label, _width(a, style))) if what == "arrow" else 1 for what, a in rows]
     # A long graph names its lanes again at the bottom, as sequence diagrams do: the heads
     # have scrolled away by the time a reader gets there.
     feet = len(rows) > LONG_ROWS
@@ -196,6 +204,8 @@ def to_dot(
             head = (i == 0 and leftward) or (i == len(points) - 2 and not leftward)
             direction = ("back" if leftward else "forward") if head else "none"
             label = f" label={_label(a, current, style)}" if i == label_seg else ""
+            if label and a.detail:  # the whole text on hover (an SVG <title>)
+                label += f' tooltip="{_esc(a.detail)}" labeltooltip="{_esc(a.detail)}"'
             out.append(
                 f'  {points[i]} -> {points[i + 1]} [dir={direction} color="{color}" '
                 f"penwidth={width:.1f} constraint=false{dash}{label}];"

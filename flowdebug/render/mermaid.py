@@ -40,7 +40,10 @@ def to_mermaid(arrows: list[Arrow], lanes: list[Lane], title: str = "") -> str:
         if a.source == a.target:  # the lane acting alone, e.g. the runtime refusing a call
             line = f"    Note over {a.source}: {_text(a.label)}"
         if a.error:
-            lines += ["    rect rgb(255, 220, 220)", "    " + line, "    end"]
+            lines += ["    rect rgb(255, 220, 220)", "    " + line]
+            if a.detail:  # a shortened label (a vendor's refusal): its whole text beside it
+                lines.append(f"        Note over {a.target},{a.source}: {_text(a.detail)}")
+            lines.append("    end")
         else:
             lines.append(line)
     if open_batch:
