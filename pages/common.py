@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import time
 from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
-from flowdebug import protocols
+from flowdebug import hosting, protocols
 from flowdebug.engine import scenarios
 from flowdebug.engine.debugger import Session, SessionState
 from flowdebug.engine.jobs import Job
@@ -23,7 +24,7 @@ from flowdebug.errors import FlowdebugError
 from flowdebug.players.live.settings import LIVE_PROTOCOLS
 from flowdebug.redact import register_secret, url_secrets
 from flowdebug.render import Style
-from flowdebug.store.sessions import Store, open_store
+from flowdebug.store.sessions import NotOwner, StaleSession, Store, open_store
 
 DEFAULT_SCENARIO = "weather"
 # Presenter mode enlarges the reading text of the main area; headings, buttons and the
@@ -48,37 +49,121 @@ def store() -> Store:
     return _open_store(os.environ.get("FLOWDEBUG_DB"))
 
 
-def _save(state: SessionState) -> None:
+# -- whose sessions: on a shared server, the browser's own ---------------------------------------
+
+OWNER_COOKIE = "flowdebug_owner"
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{32,128}")
+# Streamlit reads cookies (st.context.cookies) but cannot set one: this script does, in the
+# page itself (st.html, not iframed). Not HttpOnly, which a script cannot set; what a page
+# shows is never HTML (literal()), so no other script runs here to read it.
+_SET_COOKIE = """<script>
+document.cookie = "%s=%s; Path=/; Max-Age=31536000; SameSite=Strict"
+  + (location.protocol === "https:" ? "; Secure" : "");
+</script>"""
+
+
+def owner() -> str | None:
+    """On a shared server (FLOWDEBUG_SHARED=1), this browser's secret: the sessions it made
+    are its own, and no other browser can list, open, rename or delete them. Kept in a
+    cookie (a link carries only a session's id, never this). None on one person's machine,
+    where every session is everyone's."""
+    if not hosting.shared():
+        return None
+    if "fd_owner" not in st.session_state:
+        cookie = _cookie()
+        st.session_state.fd_owner = (
+            cookie if _TOKEN.fullmatch(cookie) else secrets.token_urlsafe(32)
+        )
+    return st.session_state.fd_owner
+
+
+def _cookie() -> str:
+    value = st.context.cookies.get(OWNER_COOKIE)
+    return value if isinstance(value, str) else ""  # AppTest has no browser, no cookies
+
+
+def _keep_owner_cookie() -> None:
+    """Give the browser its secret once per tab when its cookie does not hold it yet."""
+    secret = owner()
+    if secret is None or st.session_state.get("fd_owner_sent") == secret:
+        return
+    if _cookie() != secret:
+        st.html(_SET_COOKIE % (OWNER_COOKIE, secret), unsafe_allow_javascript=True)
+    st.session_state.fd_owner_sent = secret
+
+
+# -- the open session, saved after every change ------------------------------------------------
+
+
+def _revisions() -> dict[str, int]:
+    """The revision each session this tab holds was read or last saved at: a save says so, and
+    the store refuses it when another tab saved in between."""
+    return st.session_state.setdefault("fd_revisions", {})
+
+
+def _store_save(state: SessionState, parent: str | None = None) -> None:
+    revisions = _revisions()
     try:
-        store().save(state)
+        saved = store().save(
+            state, parent=parent, expected=revisions.get(state.id, 0), owner=owner()
+        )
+    except StaleSession as e:  # the newer steps stay saved; this tab says how to see them
+        st.session_state.fd_error = str(e)
+        st.session_state.fd_stale = state.id
+        return
     except Exception as e:  # the session in memory is intact; say so, do not lose it
         st.session_state.fd_error = f"could not save the session: {e}"
+        return
+    revisions[state.id] = saved.revision
+
+
+def _save(state: SessionState) -> None:
+    _store_save(state)
 
 
 def session() -> Session:
     """This browser session's debugger session: the one named in the URL (?session=ID, so a
-    reload or a server restart resumes it), else a new weather scenario."""
+    reload or a server restart resumes it), else a new weather scenario. On a shared server a
+    link to another browser's session opens nothing of it: the page says why."""
     if "fd_session" not in st.session_state:
         wanted = st.query_params.get("session")
-        opened = None
         if wanted:
             try:
-                opened = store().resume(wanted)
+                open_saved(wanted)
+            except NotOwner as e:
+                st.session_state.fd_error = str(e)
             except FlowdebugError as e:
                 st.session_state.fd_error = f"could not reopen session {wanted}: {e}"
-        set_session(opened or Session.from_scenario(DEFAULT_SCENARIO))
+        if "fd_session" not in st.session_state:
+            set_session(Session.from_scenario(DEFAULT_SCENARIO))
     return st.session_state.fd_session
 
 
-def set_session(value: Session, parent: str | None = None) -> None:
-    """Make ``value`` this browser session's session: saved now and after every change."""
+def open_saved(session_id: str) -> Session:
+    """Open a saved session (this browser's own, on a shared server) as this tab's session."""
+    opened, revision = store().resume_at(session_id, owner=owner())
+    set_session(opened, revision=revision)
+    return opened
+
+
+def set_session(value: Session, parent: str | None = None, revision: int | None = None) -> None:
+    """Make ``value`` this browser session's session: saved now and after every change.
+    ``revision``: it was just read from the store at this revision, so there is nothing to
+    save yet (a save would make another tab holding it stale for nothing)."""
     value.on_change = _save
     st.session_state.fd_session = value
-    try:
-        store().save(value.state, parent=parent)
-    except Exception as e:
-        st.session_state.fd_error = f"could not save the session: {e}"
+    st.session_state.pop("fd_stale", None)
+    if revision is None:
+        _store_save(value.state, parent)
+    else:
+        _revisions()[value.state.id] = revision
     st.query_params["session"] = value.state.id
+
+
+def _reload() -> None:
+    """Drop this tab's copy of the session: the next run reads the newer one from the store."""
+    st.session_state.pop("fd_session", None)
+    st.session_state.pop("fd_stale", None)
 
 
 def load_scenario(name: str) -> None:
@@ -177,6 +262,7 @@ def sidebar() -> None:
     Also keeps the open session's id in the address bar, so a reload reopens it."""
     # Again here, for a page opened by its own URL before app.py has ever run.
     st.set_page_config(page_title="flowdebug", page_icon="🔁", layout="wide")
+    _keep_owner_cookie()
     _restore_sidebar()
     st.query_params["session"] = session().state.id
     with st.sidebar:
@@ -340,3 +426,11 @@ def show_error() -> None:
     message = st.session_state.pop("fd_error", None)
     if message:
         st.error(literal(message), icon="⛔")
+    if st.session_state.get("fd_stale") == session().state.id:
+        st.button(
+            "Reload the newer steps",
+            key="fd_reload",
+            on_click=_reload,
+            type="primary",
+            help="This tab's copy is older than the saved session: read the saved one",
+        )

@@ -12,6 +12,7 @@ from pages import common
 common.sidebar()
 store = common.store()
 current = common.session()
+owner = common.owner()  # on a shared server only this browser's sessions: see common.owner
 st.title("Sessions")
 st.caption(
     "Every step is saved as it happens; a reload or a server restart reopens the session "
@@ -29,11 +30,11 @@ def _act(action, done: str) -> None:
 
 
 def _open(session_id: str) -> None:
-    _act(lambda: common.set_session(store.resume(session_id)), "Opened.")
+    _act(lambda: common.open_saved(session_id), "Opened.")
 
 
 # -- saved sessions ---------------------------------------------------------------------------
-saved = store.list()
+saved = store.list(owner=owner)
 if notice := st.session_state.pop("sessions_notice", None):
     st.success(common.literal(notice))
 st.dataframe(
@@ -73,7 +74,7 @@ if ids:
         _open(pick)
         st.rerun()
     if c[1].button("Duplicate", key="sess_dup", width="stretch"):
-        _act(lambda: store.duplicate(pick), "Duplicated.")
+        _act(lambda: store.duplicate(pick, owner=owner), "Duplicated.")
         st.rerun()
     if c[2].button(
         "Delete",
@@ -82,20 +83,20 @@ if ids:
         disabled=pick == current.state.id,
         help="The open session cannot be deleted; open another one first",
     ):
-        _act(lambda: store.delete(pick), "Deleted.")
+        _act(lambda: store.delete(pick, owner=owner), "Deleted.")
         st.rerun()
     with c[3].popover("Rename", width="stretch"):
         new_name = st.text_input("New name", key="sess_new_name")
         if st.button("Rename", key="sess_rename") and new_name.strip():
-            _act(lambda: store.rename(pick, new_name.strip()), "Renamed.")
+            _act(lambda: store.rename(pick, new_name.strip(), owner=owner), "Renamed.")
             st.rerun()
     with st.expander("Fork the chosen session at a message"):
         at = st.number_input("Keep messages up to (index)", 0, 10_000, 0, key="sess_fork_at")
         if st.button("Fork and open", key="sess_fork"):
 
             def fork() -> None:
-                state = store.fork(pick, int(at))
-                common.set_session(store.resume(state.id), parent=pick)
+                state = store.fork(pick, int(at), owner=owner)
+                common.open_saved(state.id)
 
             _act(fork, "Forked.")
             st.rerun()
@@ -166,8 +167,8 @@ if st.button("Import as a new session", key="imp_go", type="primary"):
         st.error("Paste JSON or choose a file first.")
     else:
         try:
-            imported = importing.import_session(data, store=store)
-            common.set_session(store.resume(imported.state.id))
+            imported = importing.import_session(data, store=store, owner=owner)
+            common.open_saved(imported.state.id)
             st.session_state.sessions_notice = (
                 f"Imported {imported.source} as “{imported.name}” and opened it."
                 + "".join(f"\n\n⚠️ {w.message}" for w in imported.warnings)

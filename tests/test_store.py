@@ -22,7 +22,15 @@ from flowdebug.errors import UsageError
 from flowdebug.model import Conversation, Message, Text, ToolCall
 from flowdebug.players import ScriptedPlayer, ScriptedTurn
 from flowdebug.store.db import MIGRATIONS, Tx, migrate, open_database
-from flowdebug.store.sessions import Store, StoreError, default_url, open_store
+from flowdebug.store.sessions import (
+    NotOwner,
+    StaleSession,
+    Store,
+    StoreError,
+    default_url,
+    open_store,
+    owner_key,
+)
 from sample_tools import toolset
 from tests import pgserver
 
@@ -301,16 +309,17 @@ def test_migrations_run_once_in_order_and_record_their_version(store_url):
         assert s.version == len(MIGRATIONS)
         s.save(tasks().state, name="kept")
 
-    def m2_add_note(tx: Tx) -> None:
+    def add_note(tx: Tx) -> None:
         tx.execute("ALTER TABLE flowdebug_sessions ADD COLUMN note TEXT")
 
     db = open_database(store_url)
+    n = len(MIGRATIONS) + 1
     try:
-        assert migrate(db, [*MIGRATIONS, m2_add_note]) == 2
-        assert migrate(db, [*MIGRATIONS, m2_add_note]) == 2  # nothing left to run
+        assert migrate(db, [*MIGRATIONS, add_note]) == n
+        assert migrate(db, [*MIGRATIONS, add_note]) == n  # nothing left to run
         with db.transaction() as tx:
             versions = tx.all("SELECT version FROM flowdebug_migrations ORDER BY version")
-            assert versions == [(1,), (2,)]
+            assert versions == [(v,) for v in range(1, n + 1)]
             assert tx.one("SELECT name, note FROM flowdebug_sessions") == ("kept", None)
     finally:
         db.close()
@@ -487,3 +496,136 @@ def test_two_processes_saving_different_sessions_lose_nothing(store_url):
             assert loaded.step == step == 32  # two steps to begin with, then 30 saved ones
             assert len(loaded.events) == len(json.loads(loaded.model_dump_json())["events"])
         assert {i.id for i in store.list()} >= {sid for sid, _ in finals}
+
+
+# -- revisions: a stale writer is refused ----------------------------------------------------
+
+
+def test_a_save_based_on_an_older_revision_is_refused_and_writes_nothing(store_url):
+    with open_store(store_url) as first, open_store(store_url) as second:
+        s = tasks()
+        saved = first.save(s.state, expected=0)
+        assert saved.revision == 1
+        # Two tabs (or two app servers) hold the same session at revision 1.
+        tab_a, rev_a = first.resume_at(s.state.id)
+        tab_b, rev_b = second.resume_at(s.state.id)
+        assert rev_a == rev_b == 1
+        tab_a.step_turn()
+        assert first.save(tab_a.state, expected=rev_a).revision == 2
+        tab_b.step()
+        with pytest.raises(StaleSession, match="changed in another tab; reload to see the newer"):
+            second.save(tab_b.state, expected=rev_b)
+        # Nothing was lost: the newer steps are whole, in both handles' eyes.
+        for store in (first, second):
+            kept, revision = store.load_at(s.state.id)
+            assert revision == 2
+            assert kept.step == tab_a.state.step and kept.events == tab_a.state.events
+        # Reloaded, the stale tab saves again.
+        tab_b, rev_b = second.resume_at(s.state.id)
+        tab_b.step()
+        assert second.save(tab_b.state, expected=rev_b).revision == 3
+
+
+def test_a_save_of_a_session_deleted_elsewhere_is_refused(store):
+    s = tasks()
+    revision = store.save(s.state, expected=0).revision
+    store.delete(s.state.id)
+    s.step()
+    with pytest.raises(StaleSession, match="deleted in another tab"):
+        store.save(s.state, expected=revision)
+    assert store.list() == []
+
+
+def test_a_save_without_a_revision_still_overwrites(store):
+    s = tasks()
+    store.save(s.state)
+    store.save(s.state)
+    assert store.info(s.state.id).revision == 2
+
+
+def test_racing_writers_on_one_revision_win_once(store_url):
+    s = tasks()
+    with open_store(store_url) as setup:
+        setup.save(s.state, expected=0)
+    outcomes: list[str] = []
+
+    def write(n: int) -> None:
+        with open_store(store_url) as mine:
+            state, revision = mine.load_at(s.state.id)
+            state.status_text = f"writer {n}"
+            try:
+                mine.save(state, expected=revision)
+                outcomes.append("saved")
+            except StaleSession:
+                outcomes.append("stale")
+
+    barrier_threads = [threading.Thread(target=write, args=(n,)) for n in range(6)]
+    for t in barrier_threads:
+        t.start()
+    for t in barrier_threads:
+        t.join()
+    with open_store(store_url) as check:
+        revision = check.info(s.state.id).revision
+    assert outcomes.count("saved") == revision - 1 >= 1
+    assert len(outcomes) == 6
+
+
+# -- owners: on a shared server a session belongs to its browser -------------------------------
+
+ALICE, BOB = "alice-secret-" + "a" * 20, "bob-secret-" + "b" * 20
+
+
+def test_a_browser_lists_and_opens_only_its_own_sessions(store):
+    mine = tasks()
+    theirs = tasks()
+    store.save(mine.state, name="alice's", owner=ALICE, expected=0)
+    store.save(theirs.state, name="bob's", owner=BOB, expected=0)
+    assert [i.name for i in store.list(owner=ALICE)] == ["alice's"]
+    assert [i.name for i in store.list(owner=BOB)] == ["bob's"]
+    assert {i.name for i in store.list()} == {"alice's", "bob's"}  # outside shared mode
+    assert store.load(mine.state.id, owner=ALICE).id == mine.state.id
+    for attempt in (
+        lambda: store.load(theirs.state.id, owner=ALICE),
+        lambda: store.resume(theirs.state.id, owner=ALICE),
+        lambda: store.info(theirs.state.id, owner=ALICE),
+        lambda: store.rename(theirs.state.id, "pwned", owner=ALICE),
+        lambda: store.delete(theirs.state.id, owner=ALICE),
+        lambda: store.duplicate(theirs.state.id, owner=ALICE),
+        lambda: store.fork(theirs.state.id, 0, owner=ALICE),
+        lambda: store.save(theirs.state, owner=ALICE),
+    ):
+        with pytest.raises(NotOwner, match="belongs to another browser"):
+            attempt()
+    bob_view = store.info(theirs.state.id, owner=BOB)
+    assert bob_view.name == "bob's" and bob_view.revision == 1
+    assert [i.name for i in store.list(owner=ALICE)] == ["alice's"]
+
+
+def test_copies_and_forks_belong_to_the_same_browser(store):
+    s = tasks()
+    s.step_turn()
+    store.save(s.state, name="mine", owner=ALICE, expected=0)
+    copy = store.duplicate(s.state.id, owner=ALICE)
+    fork = store.fork(s.state.id, 0, owner=ALICE)
+    assert {i.id for i in store.list(owner=ALICE)} == {s.state.id, copy.id, fork.id}
+    assert store.list(owner=BOB) == []
+
+
+def test_sessions_made_outside_shared_mode_belong_to_nobody_there(store):
+    s = tasks()
+    store.save(s.state, name="local")
+    assert store.list(owner=ALICE) == []
+    with pytest.raises(NotOwner):
+        store.load(s.state.id, owner=ALICE)
+
+
+def test_the_database_keeps_a_hash_of_the_owner_not_the_secret(store_url):
+    with open_store(store_url) as store:
+        store.save(tasks().state, owner=ALICE, expected=0)
+    db = open_database(store_url)
+    try:
+        with db.transaction() as tx:
+            (stored,) = tx.one("SELECT owner FROM flowdebug_sessions")
+    finally:
+        db.close()
+    assert stored == owner_key(ALICE) and ALICE not in stored

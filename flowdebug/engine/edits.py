@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from flowdebug.errors import FlowdebugError, validation_path
+from flowdebug import jsontext
+from flowdebug.errors import CodecError, FlowdebugError, validation_path
 from flowdebug.model import PARTS, Message
 
 
@@ -25,13 +26,15 @@ def check_index(items: list[Any], i: int, what: str) -> None:
 
 
 def _load(data: str | dict[str, Any], where: str) -> Any:
-    if isinstance(data, str):
-        try:
-            return json.loads(data)
-        except json.JSONDecodeError as e:
-            raise EditError(
-                f"{where}: not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
-            ) from None
+    """The edit as JSON, refused when empty, not JSON, nested too deeply or holding NaN or
+    Infinity (:mod:`flowdebug.jsontext`)."""
+    try:
+        if isinstance(data, str):
+            return jsontext.loads(data, where)
+        jsontext.check(data, where)
+    except CodecError as e:
+        path = where + e.path.removeprefix("$")
+        raise EditError(f"{path}: {e.reason}") from None
     return data
 
 

@@ -15,14 +15,13 @@ naming the JSON path of the problem, and a store passed in is written only on su
 
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from flowdebug import protocols
+from flowdebug import jsontext, protocols
 from flowdebug.engine.debugger import SessionState, resume
 from flowdebug.engine.handlers import FixedHandler, ToolEntry, Toolset
 from flowdebug.engine.replay import replay
@@ -55,7 +54,8 @@ class Imported:
 
 
 def parse(data: str | bytes | bytearray) -> Any:
-    """Text or bytes as JSON (JSON Lines too: one value a line becomes a list)."""
+    """Text or bytes as JSON (JSON Lines too: one value a line becomes a list), refused when
+    empty, not JSON, nested too deeply or holding NaN or Infinity (:mod:`flowdebug.jsontext`)."""
     if isinstance(data, bytes | bytearray):
         if len(data) > MAX_BYTES:
             raise CodecError("input", "$", f"larger than {MAX_BYTES // 2**20} MiB")
@@ -67,25 +67,7 @@ def parse(data: str | bytes | bytearray) -> Any:
         text = data.removeprefix("\ufeff")
     if not text.strip():
         raise CodecError("input", "$", "empty: paste or upload a trace or a payload")
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise CodecError("input", "$", "nested too deeply to be a payload") from None
-    except json.JSONDecodeError as e:
-        if e.msg != "Extra data":
-            raise CodecError(
-                "input", "$", f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
-            ) from None
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
-    values = []
-    for n, line in lines:
-        try:
-            values.append(json.loads(line))
-        except json.JSONDecodeError as e:
-            raise CodecError(
-                "input", "$", f"line {n}: not valid JSON (nor JSON Lines): {e.msg}"
-            ) from None
-    return values
+    return jsontext.loads(text, "input", lines=True)
 
 
 def _toolset_for(conv: Conversation, source: str) -> Toolset:
@@ -210,16 +192,24 @@ def _from_payload(payload: Any) -> Imported:
 
 
 def import_session(
-    data: str | bytes | bytearray | Any, name: str | None = None, store: Store | None = None
+    data: str | bytes | bytearray | Any,
+    name: str | None = None,
+    store: Store | None = None,
+    owner: str | None = None,
 ) -> Imported:
     """A new session from ``data`` (text, bytes or parsed JSON); saved in ``store`` when
-    given, under ``name`` (else a name saying where it came from)."""
-    payload = parse(data) if isinstance(data, str | bytes | bytearray) else data
+    given, under ``name`` (else a name saying where it came from), as ``owner``'s (a
+    browser's secret on a shared server, see :class:`~flowdebug.store.sessions.Store`)."""
+    if isinstance(data, str | bytes | bytearray):
+        payload = parse(data)
+    else:
+        payload = data
+        jsontext.check(payload, "input")
     check_text(payload)
     is_trace = isinstance(payload, dict) and str(payload.get("format", "")).startswith(TRACE)
     imported = _from_trace(payload) if is_trace else _from_payload(payload)
     if name:
         imported = replace(imported, name=name)
     if store is not None:
-        store.save(imported.state, name=imported.name)
+        store.save(imported.state, name=imported.name, expected=0, owner=owner)
     return imported

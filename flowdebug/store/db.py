@@ -35,8 +35,10 @@ class Tx:
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s") if self.postgres else sql
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one statement; the number of rows it changed."""
         self._cur.execute(self._sql(sql), params)
+        return self._cur.rowcount
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         rows = list(rows)
@@ -108,7 +110,14 @@ def _m1_sessions(tx: Tx) -> None:
     tx.execute("CREATE INDEX flowdebug_sessions_updated ON flowdebug_sessions (updated)")
 
 
-MIGRATIONS: list[Callable[[Tx], None]] = [_m1_sessions]
+def _m2_owner(tx: Tx) -> None:
+    # On a shared server a session belongs to the browser that made it: this holds a hash of
+    # that browser's secret (NULL: made outside shared mode, by the CLI or an older version).
+    tx.execute("ALTER TABLE flowdebug_sessions ADD COLUMN owner TEXT")
+    tx.execute("CREATE INDEX flowdebug_sessions_owner ON flowdebug_sessions (owner, updated)")
+
+
+MIGRATIONS: list[Callable[[Tx], None]] = [_m1_sessions, _m2_owner]
 _PG_LOCK = 0x666C6F77  # advisory lock id: app servers starting together migrate one at a time
 
 

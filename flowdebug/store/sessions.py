@@ -13,12 +13,23 @@ save writes only the items that are new since then: a step costs a few rows what
 length of the history (see ``bench/store.py``). When another process or server changed the
 session in between (its revision moved), the save rewrites the session whole.
 
+Every save moves the session's revision on by one. A save that says which revision it was
+based on (``expected``, what :meth:`Store.load_at` or the last save returned) is a
+compare-and-set: when someone else saved in between (another tab, another app server), it
+raises :class:`StaleSession` and writes nothing, so a stale tab never overwrites newer steps.
+
+On a shared server (``FLOWDEBUG_SHARED=1``) a session belongs to the browser that made it:
+pass that browser's secret as ``owner`` and only a hash of it is kept; every read, list and
+change given an ``owner`` sees only that owner's sessions and refuses the rest with
+:class:`NotOwner`. Without ``owner`` (one person's machine, the CLI) nothing is checked.
+
 Credentials never reach the database: see :mod:`flowdebug.redact`. A save is one
 transaction: killing the process mid-save loses that save only.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 import time
@@ -41,7 +52,17 @@ from flowdebug.store.db import StoreError, Tx, default_path, migrate, open_datab
 if TYPE_CHECKING:
     from flowdebug.engine.debugger import Session
 
-__all__ = ["ENV", "SessionInfo", "Store", "StoreError", "default_url", "open_store", "state_json"]
+__all__ = [
+    "ENV",
+    "NotOwner",
+    "SessionInfo",
+    "StaleSession",
+    "Store",
+    "StoreError",
+    "default_url",
+    "open_store",
+    "state_json",
+]
 
 ENV = "FLOWDEBUG_DB"
 LISTS = ("messages", "events", "executions", "exchanges")
@@ -62,6 +83,35 @@ class SessionInfo:
     created: datetime
     step: int
     status: str
+    revision: int = 0
+
+
+class StaleSession(StoreError):
+    """A save based on an older revision than the stored one: someone saved in between (another
+    tab, another app server). Nothing was written."""
+
+
+class NotOwner(UsageError):
+    """On a shared server, a session that belongs to another browser."""
+
+    def __init__(self, session_id: str):
+        self.session_id = session_id
+        super().__init__(
+            f"session {session_id!r} belongs to another browser: on this shared server a "
+            "session opens only in the browser that made it. To share one, export it as a "
+            "trace (Sessions page) and let the other person import the file"
+        )
+
+
+def owner_key(secret: str) -> str:
+    """What the database keeps of a browser's secret: a hash, so the database does not hold
+    the secret itself."""
+    return hashlib.sha256(b"flowdebug-owner:" + secret.encode()).hexdigest()
+
+
+def _check_owner(session_id: str, stored: str | None, owner: str | None) -> None:
+    if owner is not None and stored != owner_key(owner):
+        raise NotOwner(session_id)
 
 
 @dataclass
@@ -151,7 +201,7 @@ def _time(t: float) -> datetime:
     return datetime.fromtimestamp(t, UTC)
 
 
-_INFO = "id, name, scenario, updated, messages, parent, created, step, status"
+_INFO = "id, name, scenario, updated, messages, parent, created, step, status, revision"
 
 
 def _info(row: Sequence[Any]) -> SessionInfo:
@@ -165,6 +215,7 @@ def _info(row: Sequence[Any]) -> SessionInfo:
         created=_time(row[6]),
         step=row[7],
         status=row[8],
+        revision=row[9],
     )
 
 
@@ -207,30 +258,60 @@ class Store:
             return self._written.get(session_id)
 
     def save(
-        self, state: SessionState, name: str | None = None, parent: str | None = None
+        self,
+        state: SessionState,
+        name: str | None = None,
+        parent: str | None = None,
+        *,
+        expected: int | None = None,
+        owner: str | None = None,
     ) -> SessionInfo:
         """Save ``state`` under ``state.id`` (new or not). ``name`` and ``parent`` (the session
         it was forked from) are kept from the last save when None. Cheap to call after every
-        step: only what is new since this store's last save of the session is written."""
+        step: only what is new since this store's last save of the session is written.
+
+        ``expected``: the revision this state was based on (0: a session not saved yet); when
+        the stored one differs, :class:`StaleSession` is raised and nothing is written.
+        ``owner``: the secret of the browser saving it; a new session becomes its own, and
+        another owner's session is refused (:class:`NotOwner`)."""
         secrets = secret_values()
         items = _items(state)
         head, conversation = _heads(state, secrets)
         known = self._known(state.id)
         plan = self._plan(known, items, secrets) if known else None
         now = time.time()
+        select = (
+            "SELECT revision, name, parent, created, owner FROM flowdebug_sessions WHERE id = ?"
+        )
         with self._db.transaction(write=True) as tx:
-            tx.execute(
-                "INSERT INTO flowdebug_sessions (id, name, created, updated) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (id) DO NOTHING",
-                (state.id, name or _default_name(state), now, now),
-            )
-            row = tx.one(
-                "SELECT revision, name, parent, created FROM flowdebug_sessions WHERE id = ?"
-                + tx.lock_row,
-                (state.id,),
-            )
-            assert row is not None
-            revision, old_name, old_parent, created = row
+            row = tx.one(select + tx.lock_row, (state.id,))
+            if row is None:
+                if expected:
+                    raise StaleSession(
+                        "this session was deleted in another tab: its steps since are not "
+                        "saved; export it to keep them, or open another session"
+                    )
+                tx.execute(
+                    "INSERT INTO flowdebug_sessions (id, name, created, updated, owner)"
+                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                    (
+                        state.id,
+                        name or _default_name(state),
+                        now,
+                        now,
+                        None if owner is None else owner_key(owner),
+                    ),
+                )
+                row = tx.one(select + tx.lock_row, (state.id,))
+                assert row is not None
+            revision, old_name, old_parent, created, stored_owner = row
+            _check_owner(state.id, stored_owner, owner)
+            if expected is not None and revision != expected:
+                raise StaleSession(
+                    "this session was changed in another tab; reload to see the newer steps "
+                    f"(it is at revision {revision}, this tab at {expected}: this tab's last "
+                    "change was not saved, and nothing saved was overwritten)"
+                )
             if plan is not None and known is not None and known.revision == revision:
                 self._write_changes(tx, state.id, plan)
             else:
@@ -243,10 +324,12 @@ class Store:
                     ]
                 )
             name, parent = name or old_name, parent or old_parent
-            tx.execute(
+            # Compare-and-set: the row lock above already serialises writers; the revision in
+            # the WHERE clause makes the rule hold even where a lock is not taken.
+            changed = tx.execute(
                 "UPDATE flowdebug_sessions SET name = ?, scenario = ?, parent = ?, updated = ?,"
                 " messages = ?, step = ?, status = ?, revision = ?, head = ?, conversation = ?"
-                " WHERE id = ?",
+                " WHERE id = ? AND revision = ?",
                 (
                     name,
                     state.scenario,
@@ -259,8 +342,13 @@ class Store:
                     head,
                     conversation,
                     state.id,
+                    revision,
                 ),
             )
+            if changed != 1:
+                raise StaleSession(
+                    "this session was changed in another tab; reload to see the newer steps"
+                )
         self._remember(state.id, _Written(revision + 1, items))
         return SessionInfo(
             state.id,
@@ -272,6 +360,7 @@ class Store:
             _time(created),
             state.step,
             state.status,
+            revision + 1,
         )
 
     def _plan(
@@ -297,16 +386,22 @@ class Store:
 
     # -- reading --------------------------------------------------------------------------
 
-    def load(self, session_id: str) -> SessionState:
-        """The saved state of ``session_id``."""
+    def load(self, session_id: str, owner: str | None = None) -> SessionState:
+        """The saved state of ``session_id`` (``owner``'s, when given)."""
+        return self.load_at(session_id, owner)[0]
+
+    def load_at(self, session_id: str, owner: str | None = None) -> tuple[SessionState, int]:
+        """The saved state of ``session_id`` and the revision it is at: pass that revision to
+        :meth:`save` as ``expected`` to save changes made to it."""
         with self._db.transaction() as tx:
             row = tx.one(
-                "SELECT head, conversation, revision FROM flowdebug_sessions WHERE id = ?"
+                "SELECT head, conversation, revision, owner FROM flowdebug_sessions WHERE id = ?"
                 + tx.share_row,
                 (session_id,),
             )
             if row is None:
                 raise UsageError(f"no saved session {session_id!r}")
+            _check_owner(session_id, row[3], owner)
             rows = tx.all(
                 "SELECT list, body FROM flowdebug_items WHERE session = ? ORDER BY list, idx",
                 (session_id,),
@@ -325,19 +420,30 @@ class Store:
             ) from None
         state.id = session_id  # the row's id rules (a duplicate carries its source's head)
         self._remember(session_id, _Written(row[2], _items(state)))
-        return state
+        return state, row[2]
 
-    def info(self, session_id: str) -> SessionInfo:
+    def info(self, session_id: str, owner: str | None = None) -> SessionInfo:
         with self._db.transaction() as tx:
-            row = tx.one(f"SELECT {_INFO} FROM flowdebug_sessions WHERE id = ?", (session_id,))
+            row = tx.one(
+                f"SELECT {_INFO}, owner FROM flowdebug_sessions WHERE id = ?", (session_id,)
+            )
         if row is None:
             raise UsageError(f"no saved session {session_id!r}")
+        _check_owner(session_id, row[-1], owner)
         return _info(row)
 
-    def list(self) -> list[SessionInfo]:
-        """Every saved session, the most recently updated first."""
+    def list(self, owner: str | None = None) -> list[SessionInfo]:
+        """Every saved session (``owner``'s only, when given), the most recently updated
+        first."""
         with self._db.transaction() as tx:
-            rows = tx.all(f"SELECT {_INFO} FROM flowdebug_sessions ORDER BY updated DESC, id")
+            if owner is None:
+                rows = tx.all(f"SELECT {_INFO} FROM flowdebug_sessions ORDER BY updated DESC, id")
+            else:
+                rows = tx.all(
+                    f"SELECT {_INFO} FROM flowdebug_sessions WHERE owner = ?"
+                    " ORDER BY updated DESC, id",
+                    (owner_key(owner),),
+                )
         return [_info(r) for r in rows]
 
     def latest(self) -> SessionInfo | None:
@@ -345,52 +451,61 @@ class Store:
         found = self.list()
         return found[0] if found else None
 
-    def resume(self, session_id: str) -> Session:
+    def resume(self, session_id: str, owner: str | None = None) -> Session:
         """A debugger session on the saved state, with its scenario's scripted player (or
         the manual player when the scenario is gone or there is none)."""
+        return self.resume_at(session_id, owner)[0]
+
+    def resume_at(self, session_id: str, owner: str | None = None) -> tuple[Session, int]:
+        """:meth:`resume`, with the revision the session was read at (see :meth:`load_at`)."""
         from flowdebug.engine import scenarios
         from flowdebug.engine.debugger import Session
         from flowdebug.errors import FlowdebugError
         from flowdebug.players.manual import ManualPlayer
 
-        state = self.load(session_id)
+        state, revision = self.load_at(session_id, owner)
         player: Any = ManualPlayer()
         if state.scenario:
             with suppress(FlowdebugError):
                 player = scenarios.load(state.scenario).player()
-        return Session(state, player)
+        return Session(state, player), revision
 
     # -- managing -------------------------------------------------------------------------
 
-    def _require(self, tx: Tx, session_id: str, lock: bool = False) -> tuple[Any, ...]:
+    def _require(
+        self, tx: Tx, session_id: str, owner: str | None, lock: bool = False
+    ) -> tuple[Any, ...]:
         row = tx.one(
-            "SELECT name, parent FROM flowdebug_sessions WHERE id = ?"
+            "SELECT name, parent, owner FROM flowdebug_sessions WHERE id = ?"
             + (tx.lock_row if lock else ""),
             (session_id,),
         )
         if row is None:
             raise UsageError(f"no saved session {session_id!r}")
+        _check_owner(session_id, row[2], owner)
         return row
 
-    def rename(self, session_id: str, name: str) -> None:
+    def rename(self, session_id: str, name: str, owner: str | None = None) -> None:
         name = name.strip()
         if not name:
             raise UsageError("a session needs a name")
         with self._db.transaction(write=True) as tx:
-            self._require(tx, session_id, lock=True)
+            self._require(tx, session_id, owner, lock=True)
             tx.execute("UPDATE flowdebug_sessions SET name = ? WHERE id = ?", (name, session_id))
 
-    def duplicate(self, session_id: str, name: str | None = None) -> SessionInfo:
-        """A copy under a new id (same parent); the copy is independent from then on."""
+    def duplicate(
+        self, session_id: str, name: str | None = None, owner: str | None = None
+    ) -> SessionInfo:
+        """A copy under a new id (same parent, same owner); independent from then on."""
         new_id = uuid.uuid4().hex[:12]
         now = time.time()
         with self._db.transaction(write=True) as tx:
-            old_name, _ = self._require(tx, session_id)
+            old_name, _, _ = self._require(tx, session_id, owner)
             tx.execute(
                 "INSERT INTO flowdebug_sessions (id, name, scenario, parent, created, updated,"
-                " messages, step, status, revision, head, conversation)"
+                " messages, step, status, revision, head, conversation, owner)"
                 " SELECT ?, ?, scenario, parent, ?, ?, messages, step, status, 0, head,"
-                " conversation FROM flowdebug_sessions WHERE id = ?",
+                " conversation, owner FROM flowdebug_sessions WHERE id = ?",
                 (new_id, name or f"{old_name} (copy)", now, now, session_id),
             )
             tx.execute(
@@ -400,25 +515,29 @@ class Store:
             )
         return self.info(new_id)
 
-    def fork(self, session_id: str, at_message: int, name: str | None = None) -> SessionState:
+    def fork(
+        self, session_id: str, at_message: int, name: str | None = None, owner: str | None = None
+    ) -> SessionState:
         """A new session whose history is the saved one's up to and including message
-        ``at_message``, saved with ``parent`` = ``session_id``."""
+        ``at_message``, saved with ``parent`` = ``session_id`` (and the same ``owner``)."""
         from flowdebug.engine.debugger import Session
         from flowdebug.players.manual import ManualPlayer
 
-        source = self.info(session_id)
-        child = Session(self.load(session_id), ManualPlayer()).fork(at_message)
+        source = self.info(session_id, owner)
+        child = Session(self.load(session_id, owner), ManualPlayer()).fork(at_message)
         self.save(
             child.state,
             name=name or f"{source.name} · fork at message {at_message}",
             parent=session_id,
+            expected=0,
+            owner=owner,
         )
         return child.state
 
-    def delete(self, session_id: str) -> None:
+    def delete(self, session_id: str, owner: str | None = None) -> None:
         """Delete a session; its forks keep going, now children of its parent."""
         with self._db.transaction(write=True) as tx:
-            _, parent = self._require(tx, session_id, lock=True)
+            _, parent, _ = self._require(tx, session_id, owner, lock=True)
             tx.execute(
                 "UPDATE flowdebug_sessions SET parent = ? WHERE parent = ?", (parent, session_id)
             )
