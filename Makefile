@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 
-.PHONY: run test lint bench clean lock
+.PHONY: run test test-lowest typecheck bench clean lock
 
 # requirements.lock pins every package to the version the tests last passed with (`make lock`
 # writes it from a passing venv); pyproject.toml keeps the lower bounds the project supports.
@@ -23,7 +23,24 @@ run: $(BIN)/.installed
 test: $(BIN)/.installed
 	sh scripts/system-deps.sh
 	$(BIN)/ruff check .
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest
+
+typecheck: $(BIN)/.installed
+	$(BIN)/python -m mypy
+
+# The lower bounds of pyproject.toml, tested: a second venv with every direct dependency at
+# exactly its declared minimum runs the codec, real-payload and command-line tests.
+LOWEST := .venv-lowest
+test-lowest: pyproject.toml
+	test -x $(LOWEST)/bin/python || $(PYTHON) -m venv $(LOWEST)
+	$(PYTHON) scripts/lowest_constraints.py > $(LOWEST)/constraints.txt
+	$(LOWEST)/bin/python -m pip install --quiet --upgrade pip
+	$(LOWEST)/bin/python -m pip install --quiet -c $(LOWEST)/constraints.txt \
+		-e . pytest hypothesis botocore
+	$(LOWEST)/bin/python -m pip check
+	$(LOWEST)/bin/python -m pytest -p no:cacheprovider -q \
+		tests/protocols tests/test_real_fixtures.py tests/test_cli.py
 
 bench: $(BIN)/.installed
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
@@ -33,4 +50,4 @@ lock: $(BIN)/.installed
 	  $(BIN)/python -m pip list --format=freeze --exclude-editable --exclude pip --exclude setuptools; } > requirements.lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(LOWEST) .pytest_cache .ruff_cache .mypy_cache

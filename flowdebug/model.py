@@ -86,6 +86,8 @@ class Image(_Model):
 
 
 class ToolCall(_Model):
+    """The model asks to run a tool: ``id`` pairs it with its :class:`ToolResult`."""
+
     kind: Literal["tool_call"] = "tool_call"
     id: str
     name: str

@@ -12,6 +12,8 @@ import pytest
 from flowdebug.cli.main import main
 from tests.paths import WIRE
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 def run(capsys, *argv: str, stdin: str | None = None, monkeypatch=None) -> tuple[int, str, str]:
     if stdin is not None:
@@ -26,7 +28,14 @@ def run(capsys, *argv: str, stdin: str | None = None, monkeypatch=None) -> tuple
 def test_protocols_prints_one_name_per_line(capsys):
     code, out, _ = run(capsys, "protocols")
     assert code == 0
-    assert out.splitlines() == ["anthropic", "openai-chat", "openai-responses", "gemini", "mcp"]
+    assert out.splitlines() == [
+        "anthropic",
+        "openai-chat",
+        "openai-responses",
+        "gemini",
+        "mcp",
+        "bedrock",
+    ]
 
 
 def test_convert_detects_anthropic_request_and_writes_openai_chat(capsys):
@@ -172,6 +181,35 @@ def test_run_with_a_fault_and_json_output(capsys):
     assert trace["status"] == "finished"
     results = [e for e in trace["events"] if e["kind"] == "result"]
     assert [r.get("error_type") for r in results] == ["exception", "timeout"]
+
+
+def test_run_json_is_the_trace_document_of_the_published_schema(capsys):
+    import jsonschema
+
+    from flowdebug.engine.trace import TraceEvent
+    from flowdebug.exchange.imports import import_session
+
+    code, out, _ = run(capsys, "run", "destructive", "--reject", "--json")
+    assert code == 0
+    document = json.loads(out)
+    schema = json.loads((ROOT / "schemas" / "trace-v1.schema.json").read_text("utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(document)
+    assert document["format"] == "flowdebug.trace/1"
+    assert document["scenario"] == "destructive" and document["status"] == "finished"
+    assert document["metadata"]["name"] == "destructive"
+    assert {d["kind"] for d in document["decisions"].values()} == {"reject"}
+    imported = import_session(out)  # the app's import reads it back whole
+    assert imported.source == "flowdebug.trace"
+    assert imported.state.events == [TraceEvent.model_validate(e) for e in document["events"]]
+
+
+def test_version_prints_the_installed_version(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out == f"flowdebug {version('flowdebug')}\n"
 
 
 def test_run_approves_destructive_calls_when_asked(capsys):

@@ -128,8 +128,8 @@ def test_svg_export_is_an_svg_of_the_sequence(weather):
 def test_unknown_format_or_protocol_is_refused(weather):
     with pytest.raises(UsageError, match="unknown export format 'pdf'"):
         export(weather, "pdf")
-    with pytest.raises(UsageError, match="unknown protocol 'bedrock'"):
-        export(weather, "request", "bedrock")
+    with pytest.raises(UsageError, match="unknown protocol 'klingon'"):
+        export(weather, "request", "klingon")
     with pytest.raises(UsageError, match="no SDK snippet for 'mcp'"):
         export(weather, "snippet", "mcp")
     assert set(FORMATS) == {"trace", "request", "mermaid", "svg", "dot", "snippet"}

@@ -78,10 +78,7 @@ def _dump(value: Conversation | ModelResponse) -> dict[str, Any]:
 
 
 CASES = [
-    (f, t)
-    for f in FILES
-    for t in NAMES
-    if t != _split(f)[0] and _split(f)[1] not in MCP_KINDS
+    (f, t) for f in FILES for t in NAMES if t != _split(f)[0] and _split(f)[1] not in MCP_KINDS
 ]
 
 

@@ -1,1 +1,1 @@
-"""flowdebug.cli.main."""
+"""The ``flowdebug`` command (:mod:`flowdebug.cli.main`)."""

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
+import logging
 from typing import Any
 
 from flowdebug.emulator.faults import FAULTS
+
+log = logging.getLogger("flowdebug.emulator")
 
 
 def cmd_emulate(args: argparse.Namespace) -> int:
@@ -18,7 +20,6 @@ def cmd_emulate(args: argparse.Namespace) -> int:
         port=args.port,
         fault=args.fault,
         delay=args.delay,
-        verbose=True,
     )
     url = emulator.url
     print(
@@ -27,16 +28,24 @@ def cmd_emulate(args: argparse.Namespace) -> int:
         f"  openai-chat       {emulator.base_url('openai-chat')}\n"
         f"  openai-responses  {emulator.base_url('openai-responses')}\n"
         f"  gemini            {emulator.base_url('gemini')}\n"
-        "a model named after a fault (error-429, slow-2, ...) fails that way; Ctrl-C stops",
+        "a model named after a fault (error-429, slow-2, ...) fails that way; Ctrl-C stops; "
+        "-v logs each request",
         flush=True,
     )
     try:
         emulator.serve_forever()
     except KeyboardInterrupt:
-        print("stopped", file=sys.stderr)
+        log.info("stopped")
     finally:
         emulator.stop()
     return 0
+
+
+def _port(text: str) -> int:
+    port = int(text) if text.isdigit() else -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535)")
+    return port
 
 
 def add_commands(subparsers: Any) -> None:
@@ -48,7 +57,7 @@ def add_commands(subparsers: Any) -> None:
         "answered by a scenario's scripted model, so SDKs and the app work offline.",
         epilog="faults: " + "; ".join(f"{k}: {v}" for k, v in FAULTS.items()),
     )
-    p.add_argument("--port", type=int, default=8765, help="port (0: any free port)")
+    p.add_argument("--port", type=_port, default=8765, help="port (0: any free port)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--scenario", default="weather", help="scenario name or .json path")
     p.add_argument("--fault", help="fail every request this way (see the list below)")

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Sequence
+from importlib.metadata import version
 from typing import Any
+
+from pydantic import ValidationError
 
 from flowdebug import protocols
 from flowdebug.cli import live as cli_live
 from flowdebug.cli import mcp as cli_mcp
-from flowdebug.errors import CodecError, FlowdebugError, UsageError, json_path
+from flowdebug.cli.options import Parser, Subcommands, setup_logging, verbosity
+from flowdebug.errors import CodecError, FlowdebugError, UsageError, json_path, validation_path
+
+log = logging.getLogger("flowdebug.cli")
 
 # Deeper than this, a payload is refused before any codec sees it: real payloads nest a few
 # levels around arguments, and pydantic gives up (RecursionError) from about 250.
@@ -104,7 +111,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from flowdebug.engine.debugger import Session
     from flowdebug.engine.faults import parse_fault
     from flowdebug.engine.runtime import Approve, Reject
-    from flowdebug.engine.trace import sequence
+    from flowdebug.engine.trace import rejection, sequence
 
     if args.list:
         for name in scenarios.names():
@@ -114,33 +121,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.scenario:
         raise UsageError("name a scenario (flowdebug run --list shows them)")
     session = Session.from_scenario(args.scenario)
+    log.info("scenario %s: %d tools", args.scenario, len(session.state.toolset.entries))
     if args.fault:
         session.set_faults([*session.state.faults, *(parse_fault(f) for f in args.fault)])
     why = session.run()
+    log.info("stopped at step %d: %s", session.state.step, why)
     while session.state.status == "awaiting_approval" and (args.approve or args.reject):
         calls = session.conversation.messages[-1].tool_calls
         for call in calls:
             if call.id not in session.state.decisions:
                 session.decide(call.id, Approve() if args.approve else Reject())
         why = session.run()
+        log.info("decided; stopped at step %d: %s", session.state.step, why)
     state = session.state
-    arrows = sequence(state.events, args.protocol)
-    if args.json:
-        from flowdebug.model import dump
+    if args.json:  # the one trace format: what the app exports, schemas/trace-v1.schema.json
+        from flowdebug.exchange.exports import trace
 
-        _print_json(
-            {
-                "format": "flowdebug.trace/1",
-                "scenario": state.scenario,
-                "protocol": args.protocol,
-                "status": state.status,
-                "status_text": why,
-                "events": [e.model_dump(mode="json", exclude_none=True) for e in state.events],
-                "sequence": [vars(a) for a in arrows],
-                "conversation": dump(state.conversation),
-            }
-        )
+        _print_json(trace(state, name=state.scenario))
         return 0
+    refused = rejection(state.conversation, state.events, args.protocol)
+    arrows = sequence(state.events, args.protocol, refused)
     lanes = {
         "user": "User",
         "runtime": "Runtime",
@@ -159,7 +159,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from flowdebug.engine.trace import TraceEvent, lanes, sequence
+    from flowdebug.engine.trace import TraceEvent, lanes, rejection, sequence
+    from flowdebug.model import Conversation
     from flowdebug.render import to_dot, to_mermaid, to_svg
 
     text, source = _read(args.trace)
@@ -171,11 +172,20 @@ def cmd_render(args: argparse.Namespace) -> int:
     for i, e in enumerate(raw):
         try:
             events.append(TraceEvent.model_validate(e))
-        except ValueError as err:
-            raise UsageError(
-                f"{source}: $.events[{i}] is not a trace event: {str(err).splitlines()[1:2]}"
-            ) from None
-    arrows = sequence(events, args.protocol)
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = validation_path(first["loc"], f"$.events[{i}]")
+            raise UsageError(f"{source}: {where}: not a trace event: {first['msg']}") from None
+    # A trace of a session (flowdebug run --json) holds its history: the requests a vendor
+    # would refuse are drawn from it.
+    conv = data.get("conversation") if isinstance(data, dict) else None
+    try:
+        history = Conversation.model_validate(conv) if conv is not None else None
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = validation_path(first["loc"], "$.conversation")
+        raise UsageError(f"{source}: {where}: not a conversation: {first['msg']}") from None
+    arrows = sequence(events, args.protocol, rejection(history, events, args.protocol))
     title = f"{protocols.get(args.protocol).title}"
     if args.format == "mermaid":
         sys.stdout.write(to_mermaid(arrows, lanes(args.protocol), title))
@@ -188,10 +198,13 @@ def cmd_render(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from flowdebug.protocols.convert import TARGETS
 
-    parser = argparse.ArgumentParser(
-        prog="flowdebug", description="A visual debugger for the tool-calling cycle."
+    parser = Parser(
+        prog="flowdebug",
+        description="A visual debugger for the tool-calling cycle.",
+        parents=[verbosity()],
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"flowdebug {version('flowdebug')}")
+    sub = Subcommands(parser.add_subparsers(dest="command", required=True))
 
     p = sub.add_parser("protocols", help="list the protocol names, one per line")
     p.set_defaults(func=cmd_protocols)
@@ -243,8 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``flowdebug`` command; errors are one line on stderr and exit status 2."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    setup_logging(getattr(args, "verbose", 0))
     try:
         return args.func(args)
     except FlowdebugError as e:
@@ -253,6 +268,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecursionError:  # a structure no check above caught: still one line, not a traceback
         print("flowdebug: the input is nested too deeply to process", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:  # a bug: one line still, the traceback with -vv
+        log.debug("traceback", exc_info=True)
+        print(
+            f"flowdebug: internal error ({type(e).__name__}): {e}; -vv shows the traceback",
+            file=sys.stderr,
+        )
+        return 70  # EX_SOFTWARE
 
 
 if __name__ == "__main__":

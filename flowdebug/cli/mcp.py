@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from typing import Any
 
 from pydantic import ValidationError
 
 from flowdebug import protocols
+from flowdebug.cli.options import Subcommands
 from flowdebug.errors import UsageError
 from flowdebug.mcp.spec import McpServerSpec
 
@@ -33,7 +33,7 @@ from flowdebug.mcp.spec import McpServerSpec
 def add_commands(subparsers: Any) -> None:
     """Add ``mcp tools`` and ``mcp call`` to the ``flowdebug`` parser's subcommands."""
     p = subparsers.add_parser("mcp", help="list and call the tools of an MCP server")
-    sub = p.add_subparsers(dest="mcp_command", required=True)
+    sub = Subcommands(p.add_subparsers(dest="mcp_command", required=True))
 
     t = sub.add_parser("tools", help="print the server's tools as JSON")
     _server_options(t)
@@ -78,8 +78,6 @@ def _spec(args: argparse.Namespace) -> McpServerSpec:
 def _client(args: argparse.Namespace) -> Any:
     from flowdebug.mcp.client import McpClient
 
-    # The SDK logs transport teardown problems; the command reports what matters itself.
-    logging.getLogger("mcp").setLevel(logging.CRITICAL)
     return McpClient(_spec(args), connect_timeout=args.connect_timeout)
 
 

@@ -62,6 +62,8 @@ class Policy(_Model):
 
 
 class Approve(_Model):
+    """Run the call as the model wrote it."""
+
     kind: Literal["approve"] = "approve"
 
 
@@ -73,6 +75,8 @@ class Edit(_Model):
 
 
 class Reject(_Model):
+    """Do not run the call; the model gets ``reason`` as an error result."""
+
     kind: Literal["reject"] = "reject"
     reason: str = "no reason given"
 

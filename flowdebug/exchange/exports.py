@@ -16,11 +16,11 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from importlib.metadata import version
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-import flowdebug
 from flowdebug import protocols
 from flowdebug.engine.debugger import SessionState
 from flowdebug.errors import UsageError
@@ -65,18 +65,20 @@ class Export:
 
 
 def trace(state: SessionState, name: str | None = None, parent: str | None = None) -> dict:
-    """The trace as JSON-ready data."""
+    """The trace as JSON-ready data: a :class:`Trace`, valid against
+    ``schemas/trace-v1.schema.json``. ``flowdebug run --json`` prints it."""
     metadata = TraceMetadata(
         name=name,
         parent=parent,
         exported_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        flowdebug_version=flowdebug.__version__,
+        flowdebug_version=version("flowdebug"),
     )
     body = json.loads(state_json(state))
     return {"format": TRACE_FORMAT, "metadata": metadata.model_dump(), **body}
 
 
 def trace_json(state: SessionState, name: str | None = None, parent: str | None = None) -> str:
+    """The trace as the text of a ``.trace.json`` file."""
     return json.dumps(trace(state, name, parent), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -101,10 +103,11 @@ def graph(
     state: SessionState, protocol: str, fmt: Literal["mermaid", "svg", "dot"], title: str = ""
 ) -> str:
     """The session's sequence graph as ``protocol`` shows it."""
-    from flowdebug.engine.trace import lanes, sequence
+    from flowdebug.engine.trace import lanes, rejection, sequence
     from flowdebug.render import to_dot, to_mermaid, to_svg
 
-    arrows = sequence(state.events, protocol)
+    refused = rejection(state.conversation, state.events, protocol)
+    arrows = sequence(state.events, protocol, refused)
     heading = protocols.get(protocol).title + (f" — {title}" if title else "")
     match fmt:
         case "mermaid":

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Coroutine
 from contextlib import AsyncExitStack
+from importlib.metadata import version
 from typing import Any, TypeVar
 
 import anyio
@@ -32,7 +33,7 @@ from flowdebug.mcp.call import CLIENT, SERVER, Pending
 from flowdebug.mcp.spec import McpServerSpec
 
 T = TypeVar("T")
-CLIENT_INFO = types.Implementation(name="flowdebug", version="0.1.0")
+CLIENT_INFO = types.Implementation(name="flowdebug", version=version("flowdebug"))
 # The call a coroutine is making: the write tap reads it to learn its JSON-RPC request id.
 CURRENT_CALL: contextvars.ContextVar[Pending | None] = contextvars.ContextVar(
     "mcp_call", default=None

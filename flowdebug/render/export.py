@@ -28,10 +28,12 @@ def _dot(source: str, fmt: str, timeout: float = 30.0) -> bytes:
 
 
 def to_svg(source: str) -> str:
+    """The DOT ``source`` drawn as SVG by Graphviz's ``dot`` (DotUnavailable without it)."""
     return _dot(source, "svg").decode()
 
 
 def to_png(source: str, dpi: int = 144) -> bytes:
+    """The DOT ``source`` drawn as PNG at ``dpi`` by Graphviz's ``dot``."""
     return _dot(
         source.replace("digraph sequence {", f"digraph sequence {{\n  graph [dpi={dpi}];", 1), "png"
     )
