@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from flowdebug.errors import CodecError, json_path
 from flowdebug.protocols.base import Warnings, expect, require
 from flowdebug.protocols.openai_chat.compat import (
+    REASONING_FIELDS,
     decode_extra_content,
     decode_reasoning,
 )
@@ -164,7 +165,8 @@ def _decode_function_call(raw: Any, path: str, call_id: str) -> Raw:
 
 
 def decode_assistant(raw: dict[str, Any], path: str, w: Warnings, index: int = 0) -> Raw:
-    parts = decode_reasoning(raw, path)
+    # most messages carry no reasoning: a set test in C before looking for it
+    parts = [] if raw.keys().isdisjoint(REASONING_FIELDS) else decode_reasoning(raw, path)
     parts += _decode_content(raw.get("content"), f"{path}.content", w, "assistant")
     if raw.get("refusal") is not None:
         refusal = expect(PROTOCOL, raw["refusal"], f"{path}.refusal", str)
