@@ -27,7 +27,7 @@ from flowdebug.exchange.exports import (
     trace,
     trace_schema,
 )
-from flowdebug.exchange.snippets import SDKS, snippet
+from flowdebug.exchange.snippets import sdks, snippet
 from flowdebug.protocols.convert import response_from_message
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,7 +145,7 @@ SDK_ENV = {
 }
 
 
-@pytest.mark.parametrize("protocol", list(SDKS))
+@pytest.mark.parametrize("protocol", list(sdks()))
 def test_snippet_compiles_and_reads_the_key_from_the_environment(midway, protocol, monkeypatch):
     key_var = SDK_ENV[protocol][0]
     monkeypatch.setenv(key_var, "sk-env-FAKE-0123456789abcdef")
@@ -180,7 +180,7 @@ class _Recorder(BaseHTTPRequestHandler):
         pass
 
 
-@pytest.mark.parametrize("protocol", list(SDKS))
+@pytest.mark.parametrize("protocol", list(sdks()))
 def test_snippet_replays_the_conversation_through_the_sdk(midway, protocol, monkeypatch, capsys):
     final = response_from_message(
         Session.from_scenario("weather")

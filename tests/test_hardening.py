@@ -11,7 +11,7 @@ from flowdebug.engine.debugger import Session
 from flowdebug.engine.handlers import CodeHandler, ToolContext, ToolEntry
 from flowdebug.engine.sandbox import code_handlers_enabled, disable_code_handlers, run_code
 from flowdebug.exchange.exports import FORMATS, export
-from flowdebug.exchange.snippets import SDKS
+from flowdebug.exchange.snippets import sdks
 from flowdebug.model import Message, Text, Tool
 from flowdebug.redact import REDACTED, is_secret_name, redact_names, register_secret
 from flowdebug.store.sessions import open_store
@@ -121,7 +121,7 @@ def test_keys_never_reach_the_database_or_any_export(tmp_path, monkeypatch):
 
     formats = [f for f in FORMATS if f != "svg" or shutil.which("dot")]
     for fmt in formats:
-        for protocol in SDKS if fmt == "snippet" else ("anthropic", "gemini", "mcp"):
+        for protocol in sdks() if fmt == "snippet" else ("anthropic", "gemini", "mcp"):
             if fmt == "trace" and protocol != "anthropic":
                 continue
             data = export(state, fmt, protocol).data

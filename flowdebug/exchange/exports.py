@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from flowdebug import protocols
 from flowdebug.engine.debugger import SessionState
 from flowdebug.errors import UsageError
-from flowdebug.exchange.snippets import SDKS, snippet
+from flowdebug.exchange.snippets import sdks, snippet
 from flowdebug.protocols.base import ConversionWarning
 from flowdebug.redact import redact_text
 from flowdebug.store.sessions import state_json
@@ -123,7 +123,7 @@ def graph(
 
 def sdk_snippet(state: SessionState, protocol: str, title: str = "") -> tuple[str, list]:
     """A runnable script replaying the conversation through ``protocol``'s SDK."""
-    if protocol not in SDKS:
+    if protocol not in sdks():
         snippet(protocol, None)  # raises the clear error
     payload, warnings = request_payload(state, protocol)
     return snippet(protocol, payload, title, state.conversation.model), warnings

@@ -10,83 +10,18 @@ another endpoint, e.g. a local OpenAI-compatible server.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
+from flowdebug import protocols
 from flowdebug.errors import UsageError
+from flowdebug.protocols.facts import Snippet
 
 
-@dataclass(frozen=True)
-class Sdk:
-    protocol: str
-    package: str  # what to pip install
-    key_var: str
-    base_url_var: str
-    imports: str
-    call: str  # the lines that build the client and send REQUEST
-    stdlib: tuple[str, ...] = ("os",)
+def sdks() -> dict[str, Snippet]:
+    """Every vendor whose facts declare an SDK snippet, by protocol name."""
+    return {n: c.facts.snippet for n, c in protocols.PROTOCOLS.items() if c.facts.snippet}
 
 
-ANTHROPIC = Sdk(
-    "anthropic",
-    "anthropic",
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_BASE_URL",
-    "import anthropic",
-    """client = anthropic.Anthropic(api_key=os.environ["ANTHROPIC_API_KEY"])
-response = client.messages.create(**REQUEST)
-print(response.model_dump_json(indent=2, exclude_none=True))
-""",
-)
-
-OPENAI_CHAT = Sdk(
-    "openai-chat",
-    "openai",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "import openai",
-    """client = openai.OpenAI(api_key=os.environ["OPENAI_API_KEY"])
-response = client.chat.completions.create(**REQUEST)
-print(response.model_dump_json(indent=2, exclude_none=True))
-""",
-)
-
-OPENAI_RESPONSES = Sdk(
-    "openai-responses",
-    "openai",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "import openai",
-    """client = openai.OpenAI(api_key=os.environ["OPENAI_API_KEY"])
-response = client.responses.create(**REQUEST)
-print(response.model_dump_json(indent=2, exclude_none=True))
-""",
-)
-
-# The payload is the REST body of generateContent; the SDK takes typed contents and a config
-# that flattens generationConfig next to systemInstruction, tools and toolConfig. Parsing
-# from JSON text turns base64 fields (thoughtSignature) into bytes as the SDK expects.
-GEMINI = Sdk(
-    "gemini",
-    "google-genai",
-    "GEMINI_API_KEY",
-    "GOOGLE_GEMINI_BASE_URL",
-    "from google import genai\nfrom google.genai import types",
-    """settings = {k: v for k, v in REQUEST.items() if k not in ("contents", "generationConfig")}
-config = types.GenerateContentConfig.model_validate_json(
-    json.dumps({**settings, **REQUEST.get("generationConfig", {})})
-)
-contents = [types.Content.model_validate_json(json.dumps(c)) for c in REQUEST["contents"]]
-
-client = genai.Client(api_key=os.environ["GEMINI_API_KEY"])
-response = client.models.generate_content(model=MODEL, contents=contents, config=config)
-print(response.model_dump_json(indent=2, exclude_none=True))
-""",
-    stdlib=("json", "os"),
-)
-
-SDKS: dict[str, Sdk] = {s.protocol: s for s in (ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES, GEMINI)}
-GEMINI_MODEL = "gemini-2.5-flash"  # Gemini puts the model in the URL, not in the body
 MAX_LITERAL_DEPTH = 60
 
 
@@ -114,10 +49,10 @@ def literal(value: Any, depth: int = 0, width: int = 96) -> str:
 
 def snippet(protocol: str, payload: Any, title: str = "", model: str | None = None) -> str:
     """A script that sends ``payload`` (``protocol``'s request) through the vendor's SDK."""
-    sdk = SDKS.get(protocol)
+    sdk = sdks().get(protocol)
     if sdk is None:
         raise UsageError(
-            f"no SDK snippet for {protocol!r}; choose one of: {', '.join(SDKS)} "
+            f"no SDK snippet for {protocol!r}; choose one of: {', '.join(sdks())} "
             "(MCP has no model to call)"
         )
     about = f" from the session {title!r}" if title else ""
@@ -140,7 +75,7 @@ def snippet(protocol: str, payload: Any, title: str = "", model: str | None = No
         sdk.imports,
         "",
     ]
-    if protocol == "gemini":
-        lines.append(f"MODEL = {model or GEMINI_MODEL!r}")
+    if sdk.model_in_url:  # the body names no model: the SDK takes it apart
+        lines.append(f"MODEL = {model or protocols.facts(protocol).default_model!r}")
     lines += [f"REQUEST = {request}", "", sdk.call]
     return "\n".join(lines)

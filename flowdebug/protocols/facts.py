@@ -43,6 +43,21 @@ class Fields:
     continuation: str
 
 
+@dataclass(frozen=True)
+class Snippet:
+    """How a script replays a request through the vendor's official SDK
+    (``exchange/snippets.py`` writes it): the package, the key and base-URL variables, the
+    imports and the lines that build the client and send ``REQUEST``."""
+
+    package: str  # what to pip install
+    key_var: str
+    base_url_var: str
+    imports: str
+    call: str
+    stdlib: tuple[str, ...] = ("os",)
+    model_in_url: bool = False  # the request body names no model: the script sets MODEL
+
+
 class ErrorShapes(Protocol):
     """A vendor's error answers (its ``errors`` module): what the emulator sends."""
 
@@ -109,6 +124,7 @@ class Facts:
     # {i} (the tool's index), {i1} (counted from 1), {limit}.
     name_errors: tuple[str, str] | None = None
     errors: ErrorShapes | None = None  # the vendor's error bodies (the emulator sends them)
+    snippet: Snippet | None = None  # a replay script through the vendor's SDK
 
 
 _KNOWN: dict[str, Facts] = {}

@@ -5,7 +5,18 @@ from __future__ import annotations
 import re
 
 from flowdebug.protocols.anthropic import errors
-from flowdebug.protocols.facts import Facts, Fields, Terms, register
+from flowdebug.protocols.facts import Facts, Fields, Snippet, Terms, register
+
+SNIPPET = Snippet(
+    "anthropic",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "import anthropic",
+    """client = anthropic.Anthropic(api_key=os.environ["ANTHROPIC_API_KEY"])
+response = client.messages.create(**REQUEST)
+print(response.model_dump_json(indent=2, exclude_none=True))
+""",
+)
 
 FACTS = register(
     Facts(
@@ -45,5 +56,6 @@ FACTS = register(
         route=re.compile(r"^(?:/v1)?/messages$"),
         route_help=("POST /v1/messages",),
         errors=errors,
+        snippet=SNIPPET,
     )
 )

@@ -4,8 +4,30 @@ from __future__ import annotations
 
 import re
 
-from flowdebug.protocols.facts import Facts, Fields, Terms, register
+from flowdebug.protocols.facts import Facts, Fields, Snippet, Terms, register
 from flowdebug.protocols.gemini import errors
+
+# The payload is the REST body of generateContent; the SDK takes typed contents and a config
+# that flattens generationConfig next to systemInstruction, tools and toolConfig. Parsing
+# from JSON text turns base64 fields (thoughtSignature) into bytes as the SDK expects.
+SNIPPET = Snippet(
+    "google-genai",
+    "GEMINI_API_KEY",
+    "GOOGLE_GEMINI_BASE_URL",
+    "from google import genai\nfrom google.genai import types",
+    """settings = {k: v for k, v in REQUEST.items() if k not in ("contents", "generationConfig")}
+config = types.GenerateContentConfig.model_validate_json(
+    json.dumps({**settings, **REQUEST.get("generationConfig", {})})
+)
+contents = [types.Content.model_validate_json(json.dumps(c)) for c in REQUEST["contents"]]
+
+client = genai.Client(api_key=os.environ["GEMINI_API_KEY"])
+response = client.models.generate_content(model=MODEL, contents=contents, config=config)
+print(response.model_dump_json(indent=2, exclude_none=True))
+""",
+    stdlib=("json", "os"),
+    model_in_url=True,
+)
 
 FACTS = register(
     Facts(
@@ -53,5 +75,6 @@ FACTS = register(
             "POST /{v1,v1beta}/models/{model}:streamGenerateContent?alt=sse",
         ),
         errors=errors,
+        snippet=SNIPPET,
     )
 )

@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import re
 
-from flowdebug.protocols.facts import Facts, Fields, Terms, register
+from flowdebug.protocols.facts import Facts, Fields, Snippet, Terms, register
 from flowdebug.protocols.openai_responses import errors
+
+SNIPPET = Snippet(
+    "openai",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "import openai",
+    """client = openai.OpenAI(api_key=os.environ["OPENAI_API_KEY"])
+response = client.responses.create(**REQUEST)
+print(response.model_dump_json(indent=2, exclude_none=True))
+""",
+)
 
 FACTS = register(
     Facts(
@@ -51,5 +62,6 @@ FACTS = register(
         route=re.compile(r"^(?:/v1)?/responses$"),
         route_help=("POST /v1/responses",),
         errors=errors,
+        snippet=SNIPPET,
     )
 )
