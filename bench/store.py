@@ -23,8 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from flowdebug.engine.debugger import Session, SessionState  # noqa: E402
+from flowdebug.engine.debugger import Session  # noqa: E402
 from flowdebug.engine.runtime import Policy  # noqa: E402
+from flowdebug.engine.session_state import SessionState  # noqa: E402
 from flowdebug.model import Conversation, Message, Text  # noqa: E402
 from flowdebug.players import ScriptedPlayer, ScriptedTurn  # noqa: E402
 from flowdebug.store.sessions import Store, open_store  # noqa: E402
@@ -69,7 +70,7 @@ def measure(store: Store, messages: int, repeat: int) -> dict[str, float]:
     session = long_session(messages)
     cold = []
     for _ in range(repeat):
-        store._remember(session.state.id, None)  # as after a restart: nothing known
+        store._written.remember(session.state.id, None)  # as after a restart: nothing known
         t = time.perf_counter()
         store.save(session.state)
         cold.append(time.perf_counter() - t)

@@ -35,8 +35,9 @@ __version__: str = _version("flowdebug")  # pyproject.toml's [project] version, 
 
 if TYPE_CHECKING:  # what type checkers and editors see; _EXPORTS below is what runs
     from flowdebug.engine import scenarios
-    from flowdebug.engine.debugger import Session, SessionState
-    from flowdebug.engine.runtime import Approve, Reject
+    from flowdebug.engine.approval import Approve, Reject
+    from flowdebug.engine.debugger import Session
+    from flowdebug.engine.session_state import SessionState
     from flowdebug.engine.trace import TraceEvent, lanes, sequence
     from flowdebug.errors import CodecError, FlowdebugError, ProviderError, UsageError
     from flowdebug.exchange.exports import Export, Trace, export, trace, trace_schema
@@ -94,9 +95,9 @@ _EXPORTS: dict[str, str] = {
     "Finding": "flowdebug.lint.finding",
     # the step debugger
     "Session": "flowdebug.engine.debugger",
-    "SessionState": "flowdebug.engine.debugger",
-    "Approve": "flowdebug.engine.runtime",
-    "Reject": "flowdebug.engine.runtime",
+    "SessionState": "flowdebug.engine.session_state",
+    "Approve": "flowdebug.engine.approval",
+    "Reject": "flowdebug.engine.approval",
     "scenarios": "flowdebug.engine",
     # players
     "Player": "flowdebug.players",

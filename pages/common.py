@@ -8,23 +8,22 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
-import time
-from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
-from flowdebug import hosting, protocols
+from flowdebug import protocols
 from flowdebug.engine import scenarios
-from flowdebug.engine.debugger import Session, SessionState
-from flowdebug.engine.jobs import Job
+from flowdebug.engine.debugger import Session
 from flowdebug.engine.player_choice import KINDS, PlayerChoice, make_player
+from flowdebug.engine.session_state import SessionState
 from flowdebug.errors import FlowdebugError
 from flowdebug.players.live.settings import LIVE_PROTOCOLS
 from flowdebug.redact import register_secret, url_secrets
 from flowdebug.render import Style
-from flowdebug.store.sessions import NotOwner, StaleSession, Store, open_store
+from flowdebug.store.owners import NotOwner
+from flowdebug.store.sessions import StaleSession, Store, open_store
+from pages.browser import keep_owner_cookie, owner
 
 DEFAULT_SCENARIO = "weather"
 # Presenter mode enlarges the reading text of the main area; headings, buttons and the
@@ -47,49 +46,6 @@ def _open_store(url: str | None) -> Store:
 def store() -> Store:
     """The session store: $FLOWDEBUG_DB, else a SQLite file in the user's data directory."""
     return _open_store(os.environ.get("FLOWDEBUG_DB"))
-
-
-# -- whose sessions: on a shared server, the browser's own ---------------------------------------
-
-OWNER_COOKIE = "flowdebug_owner"
-_TOKEN = re.compile(r"[A-Za-z0-9_-]{32,128}")
-# Streamlit reads cookies (st.context.cookies) but cannot set one: this script does, in the
-# page itself (st.html, not iframed). Not HttpOnly, which a script cannot set; what a page
-# shows is never HTML (literal()), so no other script runs here to read it.
-_SET_COOKIE = """<script>
-document.cookie = "%s=%s; Path=/; Max-Age=31536000; SameSite=Strict"
-  + (location.protocol === "https:" ? "; Secure" : "");
-</script>"""
-
-
-def owner() -> str | None:
-    """On a shared server (FLOWDEBUG_SHARED=1), this browser's secret: the sessions it made
-    are its own, and no other browser can list, open, rename or delete them. Kept in a
-    cookie (a link carries only a session's id, never this). None on one person's machine,
-    where every session is everyone's."""
-    if not hosting.shared():
-        return None
-    if "fd_owner" not in st.session_state:
-        cookie = _cookie()
-        st.session_state.fd_owner = (
-            cookie if _TOKEN.fullmatch(cookie) else secrets.token_urlsafe(32)
-        )
-    return st.session_state.fd_owner
-
-
-def _cookie() -> str:
-    value = st.context.cookies.get(OWNER_COOKIE)
-    return value if isinstance(value, str) else ""  # AppTest has no browser, no cookies
-
-
-def _keep_owner_cookie() -> None:
-    """Give the browser its secret once per tab when its cookie does not hold it yet."""
-    secret = owner()
-    if secret is None or st.session_state.get("fd_owner_sent") == secret:
-        return
-    if _cookie() != secret:
-        st.html(_SET_COOKIE % (OWNER_COOKIE, secret), unsafe_allow_javascript=True)
-    st.session_state.fd_owner_sent = secret
 
 
 # -- the open session, saved after every change ------------------------------------------------
@@ -211,16 +167,6 @@ def presenter() -> bool:
     return bool(st.session_state.get("presenter", False))
 
 
-# Short enough for the sidebar's chips, which cut long names.
-CHIPS = {
-    "anthropic": "Anthropic",
-    "openai-chat": "OpenAI Chat",
-    "openai-responses": "OpenAI Responses",
-    "gemini": "Gemini",
-    "mcp": "MCP",
-}
-
-
 def title(name: str) -> str:
     return protocols.get(name).title
 
@@ -262,14 +208,14 @@ def sidebar() -> None:
     Also keeps the open session's id in the address bar, so a reload reopens it."""
     # Again here, for a page opened by its own URL before app.py has ever run.
     st.set_page_config(page_title="flowdebug", page_icon="🔁", layout="wide")
-    _keep_owner_cookie()
+    keep_owner_cookie()
     _restore_sidebar()
     st.query_params["session"] = session().state.id
     with st.sidebar:
         st.multiselect(
             "Protocols shown",
             list(protocols.PROTOCOLS),
-            format_func=lambda p: CHIPS.get(p, p),
+            format_func=lambda p: protocols.facts(p).short,  # short enough for a chip
             key="protocols",
         )
         if not st.session_state.protocols:
@@ -371,54 +317,6 @@ def literal_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def scenario_names() -> list[str]:
     return scenarios.names()
-
-
-# Step / Step turn / Run as the pages offer them. A click only queues its action; the page
-# runs it (run_queued) before it draws its buttons, which then show the state it left:
-# disabled once the cycle is over, Undo enabled once there is a step.
-ACTIONS: dict[str, tuple[Callable[[Session], Any], str]] = {
-    "step": (lambda x: x.step(), "Step"),
-    "step_turn": (lambda x: x.step_turn(), "Step turn"),
-    "run": (lambda x: x.run(), "Run"),
-}
-
-
-def queue_action(name: str) -> None:
-    st.session_state.fd_action = name
-
-
-def run_queued() -> None:
-    if name := st.session_state.pop("fd_action", None):
-        run_action(*ACTIONS[name])
-
-
-def run_action(action: Callable[[Session], Any], label: str) -> Any:
-    """Run a debugger action in the background with progress and a Cancel button.
-
-    Errors are shown, not raised; the session changes only when the action succeeds.
-    Clicking Cancel (or any other widget) reruns the page, which abandons the job.
-    """
-    s = session()
-    job = Job(s, action, label)
-    if not job.wait(0.25):
-        box = st.status(f"{label}…", expanded=True)
-        box.button(
-            "Cancel",
-            key=f"cancel_{label}_{s.state.step}",
-            help="Abandon this step; the session stays as it was",
-        )
-        line = box.empty()
-        while not job.done:
-            line.write(f"running for {job.elapsed:.1f} s")
-            time.sleep(0.1)
-        box.update(label=f"{label} — done in {job.elapsed:.1f} s", state="complete", expanded=False)
-    try:
-        return job.finish()
-    except FlowdebugError as e:
-        st.session_state.fd_error = str(e)
-    except Exception as e:  # a bug must not lose the session: show it
-        st.session_state.fd_error = f"{type(e).__name__}: {e}"
-    return None
 
 
 def show_error() -> None:

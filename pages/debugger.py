@@ -5,15 +5,15 @@ import json
 import streamlit as st
 
 from flowdebug.engine import scenarios
-from flowdebug.engine.debugger import Breakpoint
-from flowdebug.engine.runtime import Approve, Edit, Reject
+from flowdebug.engine.approval import Approve, Edit, Reject
+from flowdebug.engine.session_state import Breakpoint
 from flowdebug.errors import FlowdebugError
 from flowdebug.model import Message
 from flowdebug.players import ManualPlayer
 from flowdebug.render import to_png, to_svg
 from flowdebug.views.debugger import PHASE_TITLES, edited_arguments, explain, graphs, phase_now
 from flowdebug.views.history import part_summary
-from pages import common
+from pages import actions, common
 
 common.sidebar()
 s = common.session()
@@ -42,7 +42,7 @@ def _reset() -> None:
 
 st.title("Debugger")
 top = st.columns([3, 1, 1, 1, 1, 1])
-common.run_queued()  # a clicked Step / Step turn / Run, before the buttons are drawn
+actions.run_queued()  # a clicked Step / Step turn / Run, before the buttons are drawn
 s = common.session()
 CUSTOM = ""  # an imported or hand-made session has no scenario to reload
 current = s.state.scenario if s.state.scenario in names else CUSTOM
@@ -74,7 +74,7 @@ for col, (key, label, shortcut, hint) in zip(
         help=hint,
         width="stretch",
         disabled=over,
-        on_click=common.queue_action,
+        on_click=actions.queue_action,
         args=(key,),
     )
 # The undo history lives in this browser session: a reopened session starts without one.

@@ -14,7 +14,7 @@ from flowdebug.views.protocols import (
     step_views,
     verdict_badge,
 )
-from pages import common
+from pages import actions, common
 
 common.sidebar()
 
@@ -29,7 +29,7 @@ def _undo() -> None:
 st.title("Protocols")
 chosen = common.chosen_protocols()
 top = st.columns([1, 1, 3, 2], vertical_alignment="center")
-common.run_queued()  # a clicked Step, before the buttons are drawn
+actions.run_queued()  # a clicked Step, before the buttons are drawn
 s = common.session()
 top[0].button(
     "Step",
@@ -39,7 +39,7 @@ top[0].button(
     help="Run one phase (N)",
     width="stretch",
     disabled=s.done,
-    on_click=common.queue_action,
+    on_click=actions.queue_action,
     args=("step",),
 )
 top[1].button(

@@ -7,12 +7,12 @@ from flowdebug import protocols
 from flowdebug.errors import FlowdebugError
 from flowdebug.exchange import exports as exporting
 from flowdebug.exchange import imports as importing
-from pages import common
+from pages import browser, common
 
 common.sidebar()
 store = common.store()
 current = common.session()
-owner = common.owner()  # on a shared server only this browser's sessions: see common.owner
+owner = browser.owner()  # on a shared server only this browser's sessions: see browser.owner
 st.title("Sessions")
 st.caption(
     "Every step is saved as it happens; a reload or a server restart reopens the session "

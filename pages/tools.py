@@ -10,6 +10,7 @@ import streamlit as st
 from flowdebug import protocols
 from flowdebug.engine.trace import plural
 from flowdebug.errors import FlowdebugError
+from flowdebug.exchange.tool_imports import import_tools, parse_tools
 from flowdebug.exchange.tools import (
     HANDLER_KINDS,
     ToolForm,
@@ -17,8 +18,6 @@ from flowdebug.exchange.tools import (
     delete_tool,
     finding_rows,
     findings_by_tool,
-    import_tools,
-    parse_tools,
     required_parameters,
     tool_rows,
 )

@@ -7,7 +7,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from flowdebug.engine.handlers import ToolContext, ToolError, Toolset, python_tool
+from flowdebug.engine.handler_io import ToolContext, ToolError
+from flowdebug.engine.handlers import Toolset
+from flowdebug.engine.python_tools import python_tool
 
 
 class CreateTask(BaseModel):

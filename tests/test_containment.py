@@ -11,14 +11,9 @@ import time
 import pytest
 
 from flowdebug import hosting
-from flowdebug.engine.handlers import (
-    MAX_FIELD_WIDTH,
-    CodeHandler,
-    Rule,
-    RulesHandler,
-    TemplateHandler,
-    ToolContext,
-)
+from flowdebug.engine.canned_handlers import MAX_FIELD_WIDTH, Rule, RulesHandler, TemplateHandler
+from flowdebug.engine.handler_io import ToolContext
+from flowdebug.engine.handlers import CodeHandler
 from flowdebug.engine.sandbox import run_code
 
 
@@ -207,10 +202,10 @@ def test_the_child_limits_its_processes_to_what_runs_plus_a_few():
 
     probe = (
         "import os, resource\n"
-        "from flowdebug.engine import sandbox\n"
+        "from flowdebug.engine import sandbox_child\n"
         "os.geteuid = lambda: 1000\n"  # the limit is set for any user but root, who ignores it
-        "before = sandbox._user_tasks()\n"
-        "sandbox._limit_resources(256, 16, 1 << 20)\n"
+        "before = sandbox_child._user_tasks()\n"
+        "sandbox_child._limit_resources(256, 16, 1 << 20)\n"
         "soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)\n"
         "fsize = resource.getrlimit(resource.RLIMIT_FSIZE)\n"
         "print(before, soft, hard, *fsize)\n"

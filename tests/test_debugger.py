@@ -8,10 +8,11 @@ import pytest
 
 from flowdebug import protocols
 from flowdebug.engine import scenarios
-from flowdebug.engine.debugger import Breakpoint, Session
+from flowdebug.engine.approval import Approve, Edit, Reject
+from flowdebug.engine.debugger import Session
 from flowdebug.engine.edits import EditError
 from flowdebug.engine.faults import parse_fault
-from flowdebug.engine.runtime import Approve, Edit, Reject
+from flowdebug.engine.session_state import Breakpoint
 from flowdebug.engine.trace import sequence
 from flowdebug.errors import UsageError
 from flowdebug.views.encodings import encode_all
@@ -386,7 +387,7 @@ def test_faults_apply_through_the_session():
 
 
 def test_session_state_round_trips_through_json():
-    from flowdebug.engine.debugger import SessionState
+    from flowdebug.engine.session_state import SessionState
 
     session = Session.from_scenario("destructive")
     session.run()

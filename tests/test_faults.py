@@ -7,6 +7,7 @@ from typing import get_args
 
 import pytest
 
+from flowdebug.engine.canned_handlers import FixedHandler
 from flowdebug.engine.faults import (
     CATALOG,
     Fault,
@@ -18,7 +19,7 @@ from flowdebug.engine.faults import (
     invalid_arguments,
     parse_fault,
 )
-from flowdebug.engine.handlers import FixedHandler, ToolEntry, Toolset
+from flowdebug.engine.handlers import ToolEntry, Toolset
 from flowdebug.engine.runtime import Policy, Runtime
 from flowdebug.errors import UsageError
 from flowdebug.model import Message, Text, Tool, ToolCall, ToolResult

@@ -22,7 +22,7 @@ from flowdebug.errors import CodecError, FlowdebugError
 from flowdebug.exchange.exports import trace
 from flowdebug.exchange.imports import import_session
 from flowdebug.protocols.convert import TARGETS, convert
-from flowdebug.store.sessions import state_json
+from flowdebug.store.rows import state_json
 from tests.paths import WIRE
 
 REFERENCE = {p.name: json.loads(p.read_text("utf-8")) for p in sorted(WIRE.glob("*.json"))}
@@ -158,7 +158,7 @@ def test_importing_mutated_traces_never_crashes(finished, data):
 @FUZZ
 @given(st.data())
 def test_pasting_tools_mutated_from_any_payload_never_crashes(data):
-    from flowdebug.exchange.tools import parse_tools
+    from flowdebug.exchange.tool_imports import parse_tools
 
     source = data.draw(st.sampled_from(sorted(REFERENCE)) | st.just("random"))
     payload = data.draw(JSON) if source == "random" else _mutate(data, REFERENCE[source])

@@ -9,22 +9,16 @@ import time
 import pytest
 from pydantic import BaseModel, Field, ValidationError
 
-from flowdebug.engine.handlers import (
-    HANDLER,
-    CodeHandler,
+from flowdebug.engine.canned_handlers import (
     FixedHandler,
-    PythonHandler,
     Reply,
     Rule,
     RulesHandler,
     TemplateHandler,
-    ToolContext,
-    ToolEntry,
-    ToolError,
-    Toolset,
-    python_tool,
-    schema_of,
 )
+from flowdebug.engine.handler_io import ToolContext, ToolError
+from flowdebug.engine.handlers import HANDLER, CodeHandler, PythonHandler, ToolEntry, Toolset
+from flowdebug.engine.python_tools import python_tool, schema_of
 from flowdebug.engine.sandbox import run_code, scrubbed_env
 from flowdebug.model import Tool
 from sample_tools import TOOLSETS, toolset
@@ -219,7 +213,7 @@ def test_code_handler_exception_returns_the_traceback_of_the_person_code():
     assert out.content.startswith("Traceback (most recent call last):\n")
     assert 'File "<handler>", line 2, in handler' in out.content
     assert out.content.rstrip().endswith("ZeroDivisionError: division by zero")
-    assert "sandbox.py" not in out.content
+    assert "sandbox_child.py" not in out.content
 
 
 def test_code_handler_without_a_handler_function_says_so():

@@ -8,7 +8,8 @@ import pytest
 
 from flowdebug.engine import sandbox
 from flowdebug.engine.debugger import Session
-from flowdebug.engine.handlers import CodeHandler, ToolContext, ToolEntry
+from flowdebug.engine.handler_io import ToolContext
+from flowdebug.engine.handlers import CodeHandler, ToolEntry
 from flowdebug.engine.sandbox import code_handlers_enabled, disable_code_handlers, run_code
 from flowdebug.exchange.exports import FORMATS, export
 from flowdebug.exchange.snippets import sdks

@@ -11,7 +11,8 @@ from flowdebug import jsontext
 from flowdebug.engine.debugger import Session
 from flowdebug.errors import CodecError, FlowdebugError
 from flowdebug.exchange.imports import import_session
-from flowdebug.exchange.tools import ToolForm, ToolFormError, apply_form, parse_tools
+from flowdebug.exchange.tool_imports import parse_tools
+from flowdebug.exchange.tools import ToolForm, ToolFormError, apply_form
 from flowdebug.store.sessions import open_store
 
 DEEP = {

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from flowdebug.cli import main as cli
+from flowdebug.engine.canned_handlers import FixedHandler
 from flowdebug.engine.debugger import Session
-from flowdebug.engine.handlers import FixedHandler
 from flowdebug.engine.trace import sequence
 from flowdebug.errors import CodecError
 from flowdebug.exchange.exports import export

@@ -7,18 +7,11 @@ import time
 
 import pytest
 
-from flowdebug.engine.handlers import CodeHandler, FixedHandler, PythonHandler, ToolEntry, Toolset
-from flowdebug.engine.runtime import (
-    Approve,
-    Batch,
-    Edit,
-    Policy,
-    Reject,
-    Runtime,
-    argument_errors,
-    needs_approval,
-    unknown_tool_text,
-)
+from flowdebug.engine.approval import Approve, Edit, Reject, needs_approval
+from flowdebug.engine.canned_handlers import FixedHandler
+from flowdebug.engine.handlers import CodeHandler, PythonHandler, ToolEntry, Toolset
+from flowdebug.engine.runtime import Batch, Policy, Runtime
+from flowdebug.engine.validation import argument_errors, unknown_tool_text
 from flowdebug.model import Message, Tool, ToolCall
 from sample_tools import TOOLSETS, toolset
 from tests import cases

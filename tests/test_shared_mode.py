@@ -11,11 +11,11 @@ from flowdebug import hosting
 from flowdebug.cli.main import main
 from flowdebug.engine import scenarios
 from flowdebug.engine.debugger import Session
+from flowdebug.engine.handler_io import ToolContext
 from flowdebug.engine.handlers import (
     CodeHandler,
     McpHandler,
     PythonHandler,
-    ToolContext,
     ToolEntry,
     Toolset,
     refuse_unsafe,
@@ -23,7 +23,8 @@ from flowdebug.engine.handlers import (
 from flowdebug.engine.runtime import Policy, Runtime
 from flowdebug.exchange.exports import export
 from flowdebug.exchange.imports import import_session
-from flowdebug.exchange.tools import ToolForm, ToolFormError, apply_form, import_tools, parse_tools
+from flowdebug.exchange.tool_imports import import_tools, parse_tools
+from flowdebug.exchange.tools import ToolForm, ToolFormError, apply_form
 from flowdebug.hosting import Refused
 from flowdebug.mcp.client import McpClient
 from flowdebug.mcp.spec import McpServerSpec

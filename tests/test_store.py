@@ -16,20 +16,20 @@ from pathlib import Path
 
 import pytest
 
-from flowdebug.engine.debugger import Session, SessionState
+from flowdebug.engine.debugger import Session
 from flowdebug.engine.runtime import Policy
+from flowdebug.engine.session_state import SessionState
 from flowdebug.errors import UsageError
 from flowdebug.model import Conversation, Message, Text, ToolCall
 from flowdebug.players import ScriptedPlayer, ScriptedTurn
 from flowdebug.store.db import MIGRATIONS, Tx, migrate, open_database
+from flowdebug.store.owners import NotOwner, owner_key
 from flowdebug.store.sessions import (
-    NotOwner,
     StaleSession,
     Store,
     StoreError,
     default_url,
     open_store,
-    owner_key,
 )
 from sample_tools import toolset
 from tests import pgserver

@@ -8,17 +8,10 @@ from dataclasses import replace
 import pytest
 
 from flowdebug import protocols
-from flowdebug.engine.handlers import (
-    CodeHandler,
-    FixedHandler,
-    McpHandler,
-    PythonHandler,
-    RulesHandler,
-    TemplateHandler,
-    ToolEntry,
-    Toolset,
-)
+from flowdebug.engine.canned_handlers import FixedHandler, RulesHandler, TemplateHandler
+from flowdebug.engine.handlers import CodeHandler, McpHandler, PythonHandler, ToolEntry, Toolset
 from flowdebug.errors import CodecError, UsageError
+from flowdebug.exchange.tool_imports import import_tools, parse_tools
 from flowdebug.exchange.tools import (
     ToolForm,
     ToolFormError,
@@ -26,15 +19,13 @@ from flowdebug.exchange.tools import (
     delete_tool,
     entry_from_form,
     findings_by_tool,
-    import_tools,
-    parse_tools,
-    tool_envelope,
     tool_rows,
     upsert_tool,
 )
 from flowdebug.lint import linter as lint
 from flowdebug.mcp.spec import McpServerSpec
 from flowdebug.model import Tool
+from flowdebug.protocols.tools import tool_envelope
 from sample_tools import toolset as sample_toolset
 from tests import cases
 

@@ -108,9 +108,9 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from flowdebug.engine import scenarios
+    from flowdebug.engine.approval import Approve, Reject
     from flowdebug.engine.debugger import Session
     from flowdebug.engine.faults import parse_fault
-    from flowdebug.engine.runtime import Approve, Reject
     from flowdebug.engine.trace import rejection, sequence
 
     if args.list:

@@ -5,131 +5,29 @@ until the model answers without calls, the round cap halts it, or a destructive 
 for a person. Every step appends trace events and pushes an undo snapshot; edits are steps
 too. A step that fails (the player errs, an edit is invalid) raises and changes nothing.
 
-The whole session is one JSON-serialisable :class:`SessionState`, so it can be saved,
-restored, forked and compared.
+The whole session is one JSON-serialisable
+:class:`~flowdebug.engine.session_state.SessionState`, so it can be saved, restored, forked
+and compared. The phases themselves are :mod:`flowdebug.engine.phases`.
 """
 
 from __future__ import annotations
 
-import copy
-import json
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field, JsonValue
-
+from flowdebug.engine.approval import Decision, needs_approval
 from flowdebug.engine.edits import EditError, check_index, check_role, parse_message, parse_part
-from flowdebug.engine.faults import (
-    Fault,
-    apply_protocol_faults,
-    apply_request_faults,
-    first_call_number,
-)
+from flowdebug.engine.faults import Fault
 from flowdebug.engine.handlers import Toolset
-from flowdebug.engine.replay import (
-    Replay,
-    continuation_event,
-    declare_events,
-    dispatch_event,
-    rebuild,
-    result_event,
-    turn_events,
-)
-from flowdebug.engine.runtime import Decision, Edit, Execution, Policy, Runtime, needs_approval
-from flowdebug.engine.trace import (
-    EventKind,
-    Lane,
-    Phase,
-    TraceEvent,
-)
+from flowdebug.engine.phases import continuation, declare, execute, request
+from flowdebug.engine.replay import Replay
+from flowdebug.engine.session_state import Breakpoint, SessionState, redraw
+from flowdebug.engine.trace import EventKind, Lane, Phase, TraceEvent
 from flowdebug.errors import UsageError
-from flowdebug.model import Conversation, Message, ToolCall
-from flowdebug.players.base import Player, WireExchange
-
-Status = Literal["ready", "awaiting_approval", "finished", "halted"]
-NextPhase = Literal["declaration", "request", "execution", "continuation"]
-
-
-class Breakpoint(BaseModel):
-    """Where ``run`` stops: before a tool executes, after an error result, at a round."""
-
-    kind: Literal["tool", "error", "round"]
-    tool: str | None = None
-    round: int | None = None
-
-    def describe(self) -> str:
-        match self.kind:
-            case "tool":
-                return f"before {self.tool} runs"
-            case "error":
-                return "after an error result"
-            case "round":
-                return f"at round {self.round}"
-        return self.kind
-
-
-class SessionState(BaseModel):
-    """Everything a session is, as data."""
-
-    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
-    scenario: str | None = None
-    conversation: Conversation
-    toolset: Toolset
-    policy: Policy = Field(default_factory=Policy)
-    faults: list[Fault] = Field(default_factory=list)
-    breakpoints: list[Breakpoint] = Field(default_factory=list)
-    tool_state: dict[str, JsonValue] = Field(default_factory=dict)
-    decisions: dict[str, Decision] = Field(default_factory=dict)
-    next_phase: NextPhase = "declaration"
-    status: Status = "ready"
-    status_text: str = "ready to declare the tools"
-    round: int = 0
-    step: int = 0
-    events: list[TraceEvent] = Field(default_factory=list)
-    executions: list[Execution] = Field(default_factory=list)
-    exchanges: list[dict[str, JsonValue]] = Field(default_factory=list)
-    passed_breakpoint: int | None = None
-    # The history (or the tools, faults) changed by an edit since the last step: the last
-    # step's events no longer say how the history came to be what it is.
-    edited: bool = False
-
-    def snapshot(self) -> SessionState:
-        """A copy safe to keep: messages and events are immutable, the rest is copied."""
-        return self.model_copy(
-            update={
-                "events": list(self.events),
-                "executions": list(self.executions),
-                "exchanges": list(self.exchanges),
-                "tool_state": copy.deepcopy(self.tool_state),
-                "decisions": dict(self.decisions),
-                "faults": list(self.faults),
-                "breakpoints": list(self.breakpoints),
-            }
-        )
-
-
-def resume(conv: Conversation, events: list[TraceEvent]) -> tuple[NextPhase, Status, str]:
-    """What comes next for a history that was edited, forked or imported, given its trace."""
-    messages = conv.messages
-    if not messages:
-        return (
-            "declaration",
-            "ready",
-            "no message yet: step to declare the tools, and add a user message (History) "
-            "for the model to answer",
-        )
-    if not any(e.kind == "declare" for e in events):
-        return "declaration", "ready", "ready to declare the tools"
-    last = messages[-1]
-    if last.role == "assistant":
-        if last.tool_calls:
-            return "execution", "ready", "the model's calls are ready to execute"
-        return "request", "finished", "the model answered without calls: the cycle is done"
-    if last.role == "tool" and not (events and events[-1].kind == "continuation"):
-        return "continuation", "ready", "the results are ready to send back; step to send them"
-    return "request", "ready", "ready to call the model"
+from flowdebug.model import Conversation, Message
+from flowdebug.players.base import Player
 
 
 class Session:
@@ -199,10 +97,10 @@ class Session:
             phase = work.next_phase
             n = len(work.events)
             {
-                "declaration": self._declare,
-                "request": self._request,
-                "execution": self._execute,
-                "continuation": self._continue,
+                "declaration": lambda: declare(work, self._event),
+                "request": lambda: request(work, self.player, self._event),
+                "execution": lambda: execute(work, self._event),
+                "continuation": lambda: continuation(work, self._event),
             }[phase]()
         except BaseException:
             self.state = before
@@ -248,7 +146,7 @@ class Session:
         """Waiting for approval, and every waiting call has its decision."""
         return self.state.status == "awaiting_approval" and self._approvals_complete()
 
-    # -- phases ---------------------------------------------------------------------------
+    # -- the phases' trace events (the phases are flowdebug.engine.phases) ------------
 
     def _event(
         self, phase: Phase, kind: EventKind, source: Lane, target: Lane, label: str, **kw: Any
@@ -257,122 +155,6 @@ class Session:
         t_ms = round((time.perf_counter() - self._t0) * 1000, 1)
         at = Replay(s.events, s.step, s.round, len(s.conversation.messages))
         at.add(phase, kind, source, target, label, t_ms=t_ms, **kw)
-
-    def _declare(self) -> None:
-        s = self.state
-        s.round = 1
-        conv = s.conversation.model_copy(update={"tools": s.toolset.tools})
-        s.conversation = conv
-        declare_events(self._event, conv)
-        s.next_phase, s.status_text = "request", "the model is asked; step to get its turn"
-
-    def _request(self) -> None:
-        s = self.state
-        turn = self.player.respond(s.conversation)
-        first = first_call_number(s.conversation.messages)
-        message = apply_request_faults(
-            turn.response.message, s.faults, first, tools=s.conversation.tools
-        )
-        if turn.exchange is not None:
-            s.exchanges.append(_exchange_json(turn.exchange, s.step))
-        s.conversation = s.conversation.model_copy(
-            update={"messages": [*s.conversation.messages, message]}
-        )
-        calls = message.tool_calls
-        turn_events(self._event, message, s.round, turn.elapsed_ms or None)
-        if calls:
-            s.decisions = {}
-            s.next_phase, s.status_text = (
-                "execution",
-                (
-                    f"the model asked for {len(calls)} call{'s' if len(calls) > 1 else ''}; "
-                    "step to execute"
-                ),
-            )
-            return
-        s.status, s.status_text = "finished", "the model answered: the cycle is done"
-
-    def _execute(self) -> None:
-        s = self.state
-        calls = s.conversation.messages[-1].tool_calls
-        waiting = [c for c in calls if needs_approval(c, s.toolset) and c.id not in s.decisions]
-        if waiting:
-            s.status = "awaiting_approval"
-            s.status_text = "waiting for approval: " + ", ".join(
-                f"{c.name} ({c.id})" for c in waiting
-            )
-            return
-        for call_id, decision in s.decisions.items():
-            self._event(
-                "execution",
-                "approval",
-                "user",
-                "runtime",
-                f"{decision.kind} {call_id}",
-                call_id=call_id,
-            )
-        runtime = Runtime(s.toolset, s.policy, session_id=s.id, state=s.tool_state)
-        first = first_call_number(s.conversation.messages[:-1])
-        batch = runtime.execute(
-            calls, decisions=s.decisions, faults=s.faults, first_call_number=first
-        )
-        s.executions = [*s.executions, *batch.executions]
-        s.tool_state = runtime.state
-        added = apply_protocol_faults(batch.message, s.faults, first)
-        s.conversation = s.conversation.model_copy(
-            update={"messages": [*_with_edits(s.conversation.messages, s.decisions), *added]}
-        )
-        n = len(batch.executions)
-        for ex in batch.executions:
-            if ex.arguments is None:
-                continue  # refused by the runtime (or rejected): it never reached the tool
-            call = ex.call.model_copy(update={"arguments": ex.arguments, "raw_arguments": None})
-            edited = " (edited)" if ex.decision == "edit" else ""
-            data = {"handler": ex.handler, "fault": ex.fault, **ex.data}
-            dispatch_event(self._event, call, s.round, n, edited, data)
-        for ex in batch.executions:
-            result_event(
-                self._event,
-                ex.result,
-                ex.call.name,
-                ex.arguments is not None,
-                s.round,
-                n,
-                duration_ms=round(ex.duration_ms, 1),
-                data={"steps": ex.steps, **ex.data},
-            )
-        s.status = "ready"
-        errors = sum(r.is_error for r in batch.results)
-        s.next_phase, s.status_text = (
-            "continuation",
-            (
-                f"{n} result{'s' if n > 1 else ''}"
-                + (f", {errors} failed" if errors else "")
-                + f"; step to send {'them' if n > 1 else 'it'} back"
-            ),
-        )
-
-    def _continue(self) -> None:
-        s = self.state
-        if s.round >= s.policy.max_rounds:
-            self._event(
-                "continuation",
-                "halt",
-                "runtime",
-                "user",
-                f"round cap reached ({s.policy.max_rounds})",
-                error=True,
-                error_type="round_cap",
-            )
-            s.status = "halted"
-            s.status_text = f"halted: the round cap ({s.policy.max_rounds}) was reached"
-            return
-        results = s.conversation.messages[-1].tool_results or [
-            r for m in s.conversation.messages[-2:] for r in m.tool_results
-        ]
-        s.round += 1
-        continuation_event(self._event, len(results))
-        s.next_phase, s.status_text = "request", "results sent; step to get the model's turn"
 
     # -- breakpoints ------------------------------------------------------------------------
 
@@ -438,7 +220,7 @@ class Session:
         work.conversation = conversation
         for k, v in changes.items():
             setattr(work, k, v)
-        _redraw(work, self.state.conversation)
+        redraw(work, self.state.conversation)
         work.edited = True
         self.undo_stack.append(before)
         self.state = work
@@ -499,36 +281,6 @@ class Session:
         state = self.state.snapshot()
         state.id = uuid.uuid4().hex[:12]
         state.conversation = conv
-        _redraw(state, self.state.conversation)
+        redraw(state, self.state.conversation)
         state.decisions = {}
         return Session(state, self.player)
-
-
-def _with_edits(messages: list[Message], decisions: dict[str, Decision]) -> list[Message]:
-    """The history with a person's edited arguments in the model's turn: the results answer
-    the edited calls, so the model must see those calls (the graph keeps the original)."""
-    edits = {cid: d.arguments for cid, d in decisions.items() if isinstance(d, Edit)}
-    if not edits or not messages:
-        return list(messages)
-    last = messages[-1]
-    parts = [
-        p.model_copy(update={"arguments": edits[p.id], "raw_arguments": None})
-        if isinstance(p, ToolCall) and p.id in edits
-        else p
-        for p in last.parts
-    ]
-    return [*messages[:-1], last.model_copy(update={"parts": parts})]
-
-
-def _redraw(state: SessionState, before: Conversation) -> None:
-    """After an edit or a fork: the trace redrawn for the new history (the events of its
-    unchanged head kept as recorded), and what comes next."""
-    state.events = rebuild(state.events, before, state.conversation)
-    state.round = state.events[-1].round if state.events else 0
-    state.step = max([state.step, *(e.step for e in state.events[-1:])])
-    state.next_phase, state.status, state.status_text = resume(state.conversation, state.events)
-
-
-def _exchange_json(ex: WireExchange, step: int) -> dict[str, JsonValue]:
-    data = {k: v for k, v in vars(ex).items() if not k.startswith("_")}
-    return json.loads(json.dumps({"step": step, **data}, default=str))

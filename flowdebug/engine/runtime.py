@@ -7,8 +7,10 @@ its call by id, the timing and the steps taken. For every call it
 1. refuses a repeated call id, an unknown tool (with a did-you-mean) and arguments that were
    not valid JSON;
 2. asks for approval: a destructive tool (``Tool.destructive``) runs only with an
-   :class:`Approve` or :class:`Edit` decision; any call may be edited or rejected;
-3. validates the arguments against the tool's JSON Schema (Draft 2020-12);
+   :class:`~flowdebug.engine.approval.Approve` or :class:`~flowdebug.engine.approval.Edit`
+   decision; any call may be edited or rejected;
+3. validates the arguments against the tool's JSON Schema (Draft 2020-12,
+   :mod:`flowdebug.engine.validation`);
 4. applies an execution fault when one targets the call;
 5. runs the handler in a daemon thread, abandoned at the tool's timeout (``code`` handlers
    also kill their child process), while the other calls of the batch run concurrently;
@@ -26,22 +28,21 @@ Every failure is data: an error result with an ``error_type`` (``duplicate_call_
 from __future__ import annotations
 
 import copy
-import difflib
 import json
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Annotated, Any, Literal
 
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import Field, JsonValue
 
+from flowdebug.engine.approval import Approve, Decision, Edit, Reject
 from flowdebug.engine.faults import Fault, execution_fault
-from flowdebug.engine.handlers import Handler, Outcome, ToolContext, Toolset, exception_outcome
-from flowdebug.errors import json_path
+from flowdebug.engine.handler_io import Outcome, ToolContext, exception_outcome
+from flowdebug.engine.handlers import Handler, Toolset
+from flowdebug.engine.validation import argument_errors, malformed_text, unknown_tool_text
 from flowdebug.hosting import clamp_result_chars, clamp_timeout
 from flowdebug.model import Message, ToolCall, ToolResult, _Model
 
@@ -59,29 +60,6 @@ class Policy(_Model):
     max_rounds: Annotated[int, Field(ge=1)] = 10
     default_timeout: Annotated[float, Field(gt=0)] = 10.0
     max_result_chars: Annotated[int, Field(ge=1)] = 20_000
-
-
-class Approve(_Model):
-    """Run the call as the model wrote it."""
-
-    kind: Literal["approve"] = "approve"
-
-
-class Edit(_Model):
-    """Run the call with these arguments instead of the model's."""
-
-    kind: Literal["edit"] = "edit"
-    arguments: dict[str, JsonValue]
-
-
-class Reject(_Model):
-    """Do not run the call; the model gets ``reason`` as an error result."""
-
-    kind: Literal["reject"] = "reject"
-    reason: str = "no reason given"
-
-
-Decision = Annotated[Approve | Edit | Reject, Field(discriminator="kind")]
 
 
 class Execution(_Model):
@@ -126,51 +104,6 @@ class Batch(_Model):
     def message(self) -> Message:
         """The tool message to append to the history."""
         return Message(role="tool", parts=self.results)
-
-
-def needs_approval(call: ToolCall, toolset: Toolset) -> bool:
-    """Whether ``call`` waits for a person's decision: its tool is annotated destructive."""
-    entry = toolset.get(call.name)
-    return entry is not None and entry.tool.destructive
-
-
-def argument_errors(schema: dict[str, Any], arguments: Any) -> list[str]:
-    """Every way ``arguments`` fails ``schema`` (Draft 2020-12, formats checked), as lines
-    such as ``arguments.unit: 'kelvin' is not one of ['c', 'f']``; empty when valid.
-    Raises jsonschema's SchemaError when the schema itself is invalid."""
-    validator = _validator(json.dumps(schema, sort_keys=True))
-    errors = sorted(
-        validator.iter_errors(arguments),
-        key=lambda e: ([str(p) for p in e.absolute_path], e.message),
-    )
-    return [f"{json_path(e.absolute_path, 'arguments')}: {e.message}" for e in errors]
-
-
-@lru_cache(maxsize=512)
-def _validator(schema_json: str) -> Draft202012Validator:
-    schema = json.loads(schema_json)
-    Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
-
-
-def unknown_tool_text(name: str, known: Sequence[str]) -> str:
-    """What a model needs to retry after calling a tool that does not exist."""
-    if not known:
-        return f"unknown tool {name!r}: no tools are declared"
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
-    hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-    return f"unknown tool {name!r}.{hint} Available tools: {', '.join(known)}"
-
-
-def _malformed_text(raw: str) -> str:
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        problem = f"they are not valid JSON ({exc})"
-    else:
-        problem = f"they must be a JSON object, not {type(value).__name__}"
-    shown = raw if len(raw) <= 200 else raw[:200] + "..."
-    return f"the arguments could not be read: {problem}. Received: {shown}"
 
 
 def _now_ms() -> float:
@@ -305,7 +238,7 @@ class Runtime:
         if entry is None:
             return plan.fail(unknown_tool_text(call.name, self.toolset.names), "unknown_tool")
         if call.raw_arguments is not None:
-            return plan.fail(_malformed_text(call.raw_arguments), "malformed_arguments")
+            return plan.fail(malformed_text(call.raw_arguments), "malformed_arguments")
 
         arguments: dict[str, Any] = dict(call.arguments)
         match decisions.get(call.id):

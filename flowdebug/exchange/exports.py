@@ -4,7 +4,7 @@
 ready for a download button; the functions behind it are public too. Every format passes
 through :mod:`flowdebug.redact`, so no credential leaves in an export.
 
-The trace (``flowdebug.trace/1``) is the whole :class:`~flowdebug.engine.debugger.SessionState`
+The trace (``flowdebug.trace/1``) is the whole :class:`~flowdebug.engine.session_state.SessionState`
 at the top level (so ``flowdebug render`` reads its ``events``) plus ``format`` and
 ``metadata``; ``schemas/trace-v1.schema.json`` is its JSON Schema, generated from
 :class:`Trace` by :func:`trace_schema`.
@@ -22,12 +22,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from flowdebug import protocols
-from flowdebug.engine.debugger import SessionState
+from flowdebug.engine.session_state import SessionState
 from flowdebug.errors import UsageError
 from flowdebug.exchange.snippets import sdks, snippet
 from flowdebug.protocols.base import ConversionWarning
 from flowdebug.redact import redact_text
-from flowdebug.store.sessions import state_json
+from flowdebug.store.rows import state_json
 
 TRACE_FORMAT = "flowdebug.trace/1"
 SCHEMA_ID = "https://flowdebug.dev/schemas/trace-v1.schema.json"

@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from flowdebug import jsontext, protocols
-from flowdebug.engine.debugger import SessionState, resume
-from flowdebug.engine.handlers import FixedHandler, ToolEntry, Toolset
+from flowdebug.engine.canned_handlers import FixedHandler
+from flowdebug.engine.handlers import ToolEntry, Toolset
 from flowdebug.engine.replay import replay
+from flowdebug.engine.session_state import SessionState, resume
 from flowdebug.errors import CodecError, FlowdebugError, json_path
-from flowdebug.exchange.tools import tools_only
+from flowdebug.exchange.tool_imports import tools_only
 from flowdebug.model import Conversation
 from flowdebug.protocols.base import ConversionWarning
 from flowdebug.protocols.convert import check_text, decode

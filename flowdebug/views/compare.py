@@ -20,7 +20,7 @@ from typing import Any
 from jsonschema.exceptions import SchemaError
 from pydantic import JsonValue
 
-from flowdebug.engine.runtime import argument_errors, unknown_tool_text
+from flowdebug.engine.validation import argument_errors, unknown_tool_text
 from flowdebug.errors import FlowdebugError, UsageError
 from flowdebug.model import Conversation, Message
 from flowdebug.players.base import Player, PlayerTurn

@@ -12,8 +12,8 @@ from typing import Any
 from jsonschema.exceptions import SchemaError
 
 from flowdebug import jsontext, protocols
-from flowdebug.engine.debugger import Session, SessionState
-from flowdebug.engine.runtime import argument_errors
+from flowdebug.engine.debugger import Session
+from flowdebug.engine.session_state import SessionState
 from flowdebug.engine.trace import (
     PHASES,
     REQUESTS,
@@ -24,6 +24,7 @@ from flowdebug.engine.trace import (
     rejections,
     sequence,
 )
+from flowdebug.engine.validation import argument_errors
 from flowdebug.errors import CodecError
 from flowdebug.model import Conversation, Message, ModelResponse
 from flowdebug.render import Style, to_dot, to_mermaid

@@ -9,7 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from flowdebug import protocols
-from flowdebug.engine.handlers import FixedHandler, PythonHandler
+from flowdebug.engine.canned_handlers import FixedHandler
+from flowdebug.engine.handlers import PythonHandler
 from tests import cases
 from tests.app.markdown import cells, shown
 

@@ -12,7 +12,7 @@ import pytest
 
 from flowdebug import hosting
 from flowdebug.store.sessions import open_store
-from pages.common import OWNER_COOKIE
+from pages.browser import OWNER_COOKIE
 from tests.e2e.app_server import CHROMIUM, FLAGS, app_server, wait_idle
 
 pytestmark = pytest.mark.browser

@@ -12,7 +12,8 @@ from typing import Any
 from flowdebug.errors import CodecError
 from flowdebug.model import Conversation, Message, Part, Tool, ToolCall, ToolChoice, ToolResult
 from flowdebug.protocols.base import Converted, Warnings, expect, require
-from flowdebug.protocols.gemini.parts import PROTOCOL, Decoder, own, with_details
+from flowdebug.protocols.gemini.part_decode import Decoder
+from flowdebug.protocols.gemini.parts import PROTOCOL, own, with_details
 from flowdebug.protocols.gemini.schema import EMPTY_OBJECT, from_schema
 from flowdebug.protocols.gemini.spelling import normalize_request
 

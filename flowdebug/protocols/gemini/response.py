@@ -21,9 +21,9 @@ from typing import Any
 
 from flowdebug.model import Message, ModelResponse, Part, StopReason, ToolResult
 from flowdebug.protocols.base import Converted, Warnings, expect
+from flowdebug.protocols.gemini.part_decode import Decoder
 from flowdebug.protocols.gemini.parts import (
     PROTOCOL,
-    Decoder,
     Encoder,
     check_foreign,
     own,

@@ -1,13 +1,13 @@
 """OpenAI Chat Completions, canonical -> wire: request bodies and ChatCompletion objects.
 
 What OpenAI Chat cannot carry becomes a warning: thinking_dropped,
-thinking_signature_dropped, image_in_result_dropped, image_dropped (images outside user and
-tool turns), structured_content_dropped, tool_metadata_dropped (title, annotations,
-output_schema), tool_choice_dropped, tool_name_renamed, call_id_renamed,
-provider_details_dropped, part_dropped (a part in a role that cannot hold it),
-hosted_call_dropped, hosted_result_dropped, refusal_flattened, parts_reordered,
-parts_merged, messages_merged, model_filled_in, response_id_replaced, created_filled_in,
-usage_dropped, usage_rewritten, legacy_functions_dropped.
+thinking_signature_dropped, image_dropped (images outside user and tool turns),
+tool_metadata_dropped (title, annotations, output_schema), tool_choice_dropped,
+tool_name_renamed, call_id_renamed, provider_details_dropped, part_dropped (a part in a role
+that cannot hold it), hosted_call_dropped, hosted_result_dropped, refusal_flattened,
+parts_reordered, parts_merged, messages_merged, model_filled_in, response_id_replaced,
+created_filled_in, usage_dropped, usage_rewritten, legacy_functions_dropped. Tool results
+become whole tool messages in ``openai_chat_tool_message``, with their own warnings.
 
 Thinking goes out as ``reasoning_content`` only when an OpenAI-compatible server issued it
 (``source == "openai-chat"``): DeepSeek wants it back within a tool-call turn, while
@@ -33,6 +33,7 @@ from flowdebug.model import (
 )
 from flowdebug.protocols.base import Warnings, safe_call_id, safe_name
 from flowdebug.protocols.openai_chat.compat import encode_extra_content, reasoning_field
+from flowdebug.protocols.openai_chat.tool_message import tool_message
 
 PROTOCOL = "openai-chat"
 DEFAULT_MODEL = "gpt-4.1"
@@ -203,7 +204,7 @@ class Encoder:
                 self.w.add("part_dropped", ppath, f"a tool call in a {role} message cannot be sent")
                 return False
             case ToolResult():
-                out.results.append(self.result(part, ppath))
+                out.results.append(tool_message(self, part, ppath))
             case HostedCall():
                 self.w.add(
                     "hosted_call_dropped",
@@ -279,58 +280,6 @@ class Encoder:
         if extra is not None:
             wire["extra_content"] = extra
         return wire
-
-    def result(self, result: ToolResult, path: str) -> dict[str, Any]:
-        if result.structured is not None:
-            self.w.add(
-                "structured_content_dropped",
-                path,
-                "OpenAI Chat tool messages carry only content; structured content dropped",
-            )
-        texts: list[str] | None = None
-        if not isinstance(result.content, str):
-            texts = []
-            for k, item in enumerate(result.content):
-                match item:
-                    case Text():
-                        texts.append(item.text)
-                    case Image():
-                        # The tool message's content accepts only text parts.
-                        self.w.add(
-                            "image_in_result_dropped",
-                            f"{path}.content[{k}]",
-                            "OpenAI Chat tool messages accept only text; image dropped",
-                        )
-                    case _:
-                        assert_never(item)
-        content: str | list[dict[str, Any]]
-        if result.name is not None:
-            self.name(result.name, path)  # the decoder names a result after its call
-        if result.is_error:
-            # No error flag in OpenAI Chat: the error travels as {"error": "<text>"}.
-            text = result.content if texts is None else "\n".join(texts)
-            content = json.dumps({"error": text})
-            if texts is not None:
-                self.w.add(
-                    "result_content_flattened",
-                    f"{path}.content",
-                    'an error result travels as one {"error": text} string; its parts joined',
-                )
-        elif texts is None:
-            content = result.content  # type: ignore[assignment]
-        else:
-            content = [{"type": "text", "text": t} for t in texts] or ""
-        paired_by = _own(result.provider_details).get("paired_by")
-        if self.legacy and result.name is not None and isinstance(content, str):
-            return {"role": "function", "name": self.name(result.name, path), "content": content}
-        if paired_by in ("name", "tool_name") and result.name is not None:
-            # Ollama's name-only tool message, as it came.
-            return {"role": "tool", paired_by: result.name, "content": content}
-        return {
-            "role": "tool",
-            "tool_call_id": self.call_id(result.call_id, path),
-            "content": content,
-        }
 
     def messages(self, msg: Message, path: str) -> list[dict[str, Any]]:
         """The wire messages for one canonical message (a tool batch becomes several)."""

@@ -1,0 +1,315 @@
+"""Anthropic request bodies (``POST /v1/messages``) <-> canonical conversations.
+
+Anthropic keeps one top-level ``system`` prompt, puts every result of a parallel batch in one
+user turn (``tool_result`` blocks first) and names no tool on a result (it comes from the paired
+``tool_use``). Fields with no canonical home ride in ``provider_details["anthropic"]``: on
+decode the unknown top-level keys, a ``system`` given as blocks, and a tool list holding server
+tools; on encode they come back out.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, assert_never
+
+from flowdebug.errors import CodecError
+from flowdebug.model import Conversation, Message, Part, Text, Tool, ToolChoice, ToolResult
+from flowdebug.protocols.anthropic import envelope
+from flowdebug.protocols.anthropic.blocks import (
+    PROTOCOL,
+    Renamer,
+    decode_block,
+    encode_blocks,
+    optional,
+    own,
+    stash,
+    with_extra,
+)
+from flowdebug.protocols.base import Converted, Warnings, expect, require
+
+REQUEST_FIELDS = (
+    "model", "max_tokens", "system", "temperature", "tools", "tool_choice", "messages",
+)  # fmt: skip
+# Blocks that carry a call id and a tool name (client tools, server tools, MCP connector).
+CALL_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
+Mode = Literal["auto", "none", "required", "tool"]
+
+
+def encode_request(conv: Conversation) -> Converted[Any]:
+    """A Messages API request body for ``conv``."""
+    w = Warnings(PROTOCOL)
+    names = Renamer(w)
+    extra = own(conv.provider_details, w, "provider_details")
+    system = [conv.system] if conv.system else []
+    tools = [_encode_tool(t, f"tools[{i}]", w, names) for i, t in enumerate(conv.tools)]
+    choice = _encode_choice(conv.tool_choice, w, names) if conv.tool_choice else None
+    messages = _encode_messages(conv.messages, w, names, system)
+    body: dict[str, Any] = {
+        "model": envelope.model(conv.model, w),
+        "max_tokens": envelope.max_tokens(conv, w),
+    }
+    stashed_system = extra.pop("system", None)
+    if system:
+        text = "\n\n".join(system)
+        same = isinstance(stashed_system, list) and text == "\n\n".join(
+            str(b.get("text")) for b in stashed_system if isinstance(b, dict)
+        )
+        body["system"] = stashed_system if same else text
+    if conv.temperature is not None:
+        # The Messages API of anthropic 2.12 has no temperature parameter any more.
+        w.add(
+            "setting_dropped",
+            "temperature",
+            "the Messages API (anthropic 2.12) takes no temperature; it was not sent",
+        )
+    tools = envelope.merge_tools(tools, extra.pop("tools", None))
+    if tools:
+        body["tools"] = tools
+    if choice is not None:
+        body["tool_choice"] = choice
+    body["messages"] = messages
+    return w.wrap(with_extra(body, extra))
+
+
+def decode_request(payload: Any) -> Converted[Conversation]:
+    """The canonical conversation of a Messages API request body."""
+    w = Warnings(PROTOCOL)
+    body = expect(PROTOCOL, payload, "$", dict)
+    messages = require(PROTOCOL, body, "messages", "$", list)
+    extra = {k: v for k, v in body.items() if k not in REQUEST_FIELDS}
+    system = _decode_system(body.get("system"), extra)
+    raw_tools = optional(body, "tools", "$", list) or []
+    tools = [_decode_tool(t, f"$.tools[{i}]", w) for i, t in enumerate(raw_tools)]
+    if any(envelope.is_server_tool(t) for t in raw_tools):
+        # Server tools (web search, code execution ...) have no canonical Tool: the list
+        # rides whole so each one goes back to its place.
+        extra["tools"] = raw_tools
+    choice = body.get("tool_choice")
+    return w.wrap(
+        Conversation(
+            system=system,
+            tools=[t for t in tools if t is not None],
+            tool_choice=None if choice is None else _decode_choice(choice, "$.tool_choice"),
+            messages=_decode_messages(messages, w),
+            model=optional(body, "model", "$", str),
+            max_tokens=optional(body, "max_tokens", "$", int),
+            temperature=optional(body, "temperature", "$", (int, float)),
+            provider_details={PROTOCOL: extra} if extra else None,
+        )
+    )
+
+
+# -------------------------------------------------------------------------- encode request
+
+
+def _encode_messages(
+    messages: list[Message], w: Warnings, names: Renamer, system: list[str]
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    open_results: dict[str, Any] | None = None  # the user turn holding the last result batch
+    for i, msg in enumerate(messages):
+        path = f"messages[{i}]"
+        own(msg.provider_details, w, path)
+        blocks = encode_blocks(msg, path, w, names)
+        match msg.role:
+            case "system":
+                # Anthropic has one top-level system prompt; a system message joins it.
+                w.add(
+                    "system_moved",
+                    "system",
+                    f"the system message {path} inside the history was appended to the "
+                    "top-level system prompt; its position is lost"
+                    if out or system
+                    else f"the leading system message {path} became the top-level system prompt",
+                )
+                if i < len(messages) - 1 and not any(m.role == "system" for m in messages[:i]):
+                    # the messages after it move up one place when it leaves the list
+                    w.add(
+                        "messages_renumbered",
+                        "messages",
+                        "system messages leave the message list, so the ones after them "
+                        "are numbered anew",
+                    )
+                dropped = [b["type"] for b in blocks if b["type"] != "text"]
+                if dropped:
+                    w.add(
+                        "part_dropped",
+                        path,
+                        f"{', '.join(dropped)} blocks cannot go in the system prompt",
+                    )
+                system.append("".join(b["text"] for b in blocks if b["type"] == "text"))
+                continue
+            case "tool":
+                # Anthropic: every result of a parallel batch in one user message, tool_result
+                # blocks first (text only after them).
+                results = [b for b in blocks if b["type"] == "tool_result"]
+                others = [b for b in blocks if b["type"] != "tool_result"]
+                if i and messages[i - 1].role == "user" and out and out[-1]["role"] == "user":
+                    # Text before the results: the API merges consecutive user turns, so
+                    # send the one turn it would see, in this order (the linter flags it).
+                    before = out[-1]["content"]
+                    if isinstance(before, str):
+                        before = [{"type": "text", "text": before}]
+                    out[-1]["content"] = before + results + others
+                    open_results = out[-1]
+                    continue
+                open_results = {"role": "user", "content": results + others}
+                out.append(open_results)
+                continue
+            case "user" if open_results is not None:
+                open_results["content"].extend(blocks)
+            case "user":
+                only = blocks[0] if len(blocks) == 1 else None
+                if only is not None and only.keys() == {"type", "text"} and only["type"] == "text":
+                    out.append({"role": "user", "content": only["text"]})  # a plain text turn
+                else:
+                    out.append({"role": "user", "content": blocks})
+            case "assistant":
+                out.append({"role": "assistant", "content": blocks})
+            case _:
+                assert_never(msg.role)
+        open_results = None
+    return out
+
+
+def _encode_tool(tool: Tool, path: str, w: Warnings, names: Renamer) -> dict[str, Any]:
+    schema = dict(tool.parameters)
+    if "type" not in schema:
+        schema = {"type": "object", **schema}  # Anthropic: input_schema root is an object
+    out: dict[str, Any] = {"name": names.name(tool.name, path)}
+    if tool.description is not None:
+        out["description"] = tool.description
+    out["input_schema"] = schema
+    if tool.strict is not None:
+        out["strict"] = tool.strict
+    dropped = [f for f in ("title", "annotations", "output_schema") if getattr(tool, f)]
+    if dropped:
+        w.add(
+            "tool_metadata_dropped", path, f"Anthropic tools have no {', '.join(dropped)}; not sent"
+        )
+    return with_extra(out, own(tool.provider_details, w, path))
+
+
+def _encode_choice(choice: ToolChoice, w: Warnings, names: Renamer) -> dict[str, Any]:
+    match choice.mode:
+        case "auto":
+            out: dict[str, Any] = {"type": "auto"}
+        case "required":
+            out = {"type": "any"}
+        case "none":
+            return {"type": "none"}  # no calls at all: the parallel setting is moot
+        case "tool" if choice.name:
+            out = {"type": "tool", "name": names.name(choice.name, "tool_choice")}
+        case "tool":
+            w.add(
+                "tool_choice_dropped",
+                "tool_choice",
+                "mode 'tool' without a tool name; sent as 'any'",
+            )
+            out = {"type": "any"}
+        case _:
+            assert_never(choice.mode)
+    if choice.parallel is not None:
+        out["disable_parallel_tool_use"] = not choice.parallel
+    return out
+
+
+# -------------------------------------------------------------------------- decode request
+
+
+def _split_user_turn(parts: list[Part]) -> list[Message]:
+    """Runs of tool_result blocks become tool messages, everything else user messages."""
+    runs: list[tuple[str, list[Part]]] = []
+    for part in parts:
+        role = "tool" if isinstance(part, ToolResult) else "user"
+        if runs and runs[-1][0] == role:
+            runs[-1][1].append(part)
+        else:
+            runs.append((role, [part]))
+    return [Message(role=role, parts=run) for role, run in runs] or [Message(role="user")]
+
+
+def _decode_messages(messages: list[Any], w: Warnings) -> list[Message]:
+    # Anthropic results carry no tool name: take it from the paired tool_use.
+    names = {
+        b["id"]: b["name"]
+        for m in messages
+        if isinstance(m, dict) and isinstance(m.get("content"), list)
+        for b in m["content"]
+        if isinstance(b, dict)
+        and b.get("type") in CALL_TYPES
+        and isinstance(b.get("id"), str)
+        and isinstance(b.get("name"), str)
+    }
+    out: list[Message] = []
+    for i, raw in enumerate(messages):
+        path = f"$.messages[{i}]"
+        msg = expect(PROTOCOL, raw, path, dict)
+        role = require(PROTOCOL, msg, "role", path, str)
+        if role not in ("user", "assistant", "system"):
+            raise CodecError(
+                PROTOCOL, f"{path}.role", f"role must be user or assistant, got {role!r}"
+            )
+        content = require(PROTOCOL, msg, "content", path, (str, list))
+        if isinstance(content, str):
+            parts: list[Part] = [Text(text=content)]
+        else:
+            decoded = [
+                decode_block(b, f"{path}.content[{j}]", w, names) for j, b in enumerate(content)
+            ]
+            parts = [p for p in decoded if p is not None]
+        if role == "user":
+            out += _split_user_turn(parts)
+        else:
+            out.append(Message(role=role, parts=parts))
+    return out
+
+
+def _decode_tool(raw: Any, path: str, w: Warnings) -> Tool | None:
+    tool = expect(PROTOCOL, raw, path, dict)
+    name = require(PROTOCOL, tool, "name", path, str)
+    if envelope.is_server_tool(tool):
+        return None  # kept in the conversation's provider_details by decode_request
+    if "input_schema" not in tool and "parameters" in tool:
+        raise CodecError(
+            PROTOCOL,
+            f"{path}.input_schema",
+            "required field is missing (Anthropic tools use input_schema, not OpenAI's parameters)",
+        )
+    return Tool(
+        name=name,
+        description=optional(tool, "description", path, str),
+        parameters=require(PROTOCOL, tool, "input_schema", path, dict),
+        strict=optional(tool, "strict", path, bool),
+        provider_details=stash(tool, ("name", "description", "input_schema", "strict")),
+    )
+
+
+def _decode_choice(raw: Any, path: str) -> ToolChoice:
+    choice = expect(PROTOCOL, raw, path, dict)
+    kind = require(PROTOCOL, choice, "type", path, str)
+    modes: dict[str, Mode] = {"auto": "auto", "any": "required", "tool": "tool", "none": "none"}
+    if kind not in modes:
+        raise CodecError(
+            PROTOCOL,
+            f"{path}.type",
+            f"tool_choice type must be auto, any, tool or none, got {kind!r}",
+        )
+    disable = optional(choice, "disable_parallel_tool_use", path, bool)
+    return ToolChoice(
+        mode=modes[kind],
+        name=require(PROTOCOL, choice, "name", path, str) if kind == "tool" else None,
+        parallel=None if disable is None else not disable,
+    )
+
+
+def _decode_system(value: Any, extra: dict[str, Any]) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    blocks = expect(PROTOCOL, value, "$.system", list)
+    texts = []
+    for j, block in enumerate(blocks):
+        expect(PROTOCOL, block, f"$.system[{j}]", dict)
+        texts.append(require(PROTOCOL, block, "text", f"$.system[{j}]", str))
+    # Text blocks (with cache_control ...) come back verbatim while the text is unchanged.
+    extra["system"] = blocks
+    return "\n\n".join(texts)

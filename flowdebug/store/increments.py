@@ -1,0 +1,81 @@
+"""Saving only what is new: a session's items never change once made (pydantic models are
+frozen and the debugger copies lists, not items), so a store remembers which item objects it
+wrote (:class:`WrittenCache`) and a save rewrites each list from its first changed item on
+(:func:`plan_changes`, :func:`write_changes`): a step costs a few rows whatever the length of
+the history (see ``bench/store.py``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from flowdebug.store.db import Tx
+from flowdebug.store.rows import LISTS, item_json
+
+CACHE_SIZE = 256  # sessions whose written items a store remembers
+
+
+@dataclass
+class Written:
+    """A session as this store last wrote it: its revision and its items."""
+
+    revision: int
+    items: dict[str, list[Any]]
+
+
+class WrittenCache:
+    """What a store wrote of its most recent sessions. Safe to share between threads."""
+
+    def __init__(self) -> None:
+        self._written: OrderedDict[str, Written] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def remember(self, session_id: str, written: Written | None) -> None:
+        """Keep ``written`` for ``session_id``; None forgets the session."""
+        with self._lock:
+            if written is None:
+                self._written.pop(session_id, None)
+                return
+            self._written[session_id] = written
+            self._written.move_to_end(session_id)
+            while len(self._written) > CACHE_SIZE:
+                self._written.popitem(last=False)
+
+    def known(self, session_id: str) -> Written | None:
+        with self._lock:
+            return self._written.get(session_id)
+
+
+def first_change(old: list[Any], new: list[Any]) -> int:
+    """The first index where ``new`` holds another object than ``old``."""
+    for i, (a, b) in enumerate(zip(old, new, strict=False)):
+        if a is not b:
+            return i
+    return min(len(old), len(new))
+
+
+def plan_changes(
+    known: Written, items: dict[str, list[Any]], secrets: list[str]
+) -> dict[str, tuple[int, list[str]]]:
+    """Per list: the first index that changed and the new items' JSON from there on."""
+    plan = {}
+    for kind in LISTS:
+        old, new = known.items[kind], items[kind]
+        start = first_change(old, new)
+        if start < len(old) or start < len(new):
+            rows = [item_json(kind, i, new[i], secrets) for i in range(start, len(new))]
+            plan[kind] = (start, rows)
+    return plan
+
+
+def write_changes(tx: Tx, session_id: str, plan: dict[str, tuple[int, list[str]]]) -> None:
+    """Replace each planned list's rows from its first changed index on."""
+    for kind, (start, rows) in plan.items():
+        tx.execute(
+            "DELETE FROM flowdebug_items WHERE session = ? AND list = ? AND idx >= ?",
+            (session_id, kind, start),
+        )
+        tx.insert_items([(session_id, kind, start + i, body) for i, body in enumerate(rows)])

@@ -1,0 +1,65 @@
+"""Step / Step turn / Run as the pages offer them, run in the background with progress and a
+Cancel button.
+
+A helper of the pages, not a page: app.py lists the pages st.navigation runs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from flowdebug.engine.debugger import Session
+from flowdebug.engine.jobs import Job
+from flowdebug.errors import FlowdebugError
+from pages import common
+
+# Step / Step turn / Run as the pages offer them. A click only queues its action; the page
+# runs it (run_queued) before it draws its buttons, which then show the state it left:
+# disabled once the cycle is over, Undo enabled once there is a step.
+ACTIONS: dict[str, tuple[Callable[[Session], Any], str]] = {
+    "step": (lambda x: x.step(), "Step"),
+    "step_turn": (lambda x: x.step_turn(), "Step turn"),
+    "run": (lambda x: x.run(), "Run"),
+}
+
+
+def queue_action(name: str) -> None:
+    st.session_state.fd_action = name
+
+
+def run_queued() -> None:
+    if name := st.session_state.pop("fd_action", None):
+        run_action(*ACTIONS[name])
+
+
+def run_action(action: Callable[[Session], Any], label: str) -> Any:
+    """Run a debugger action in the background with progress and a Cancel button.
+
+    Errors are shown, not raised; the session changes only when the action succeeds.
+    Clicking Cancel (or any other widget) reruns the page, which abandons the job.
+    """
+    s = common.session()
+    job = Job(s, action, label)
+    if not job.wait(0.25):
+        box = st.status(f"{label}…", expanded=True)
+        box.button(
+            "Cancel",
+            key=f"cancel_{label}_{s.state.step}",
+            help="Abandon this step; the session stays as it was",
+        )
+        line = box.empty()
+        while not job.done:
+            line.write(f"running for {job.elapsed:.1f} s")
+            time.sleep(0.1)
+        box.update(label=f"{label} — done in {job.elapsed:.1f} s", state="complete", expanded=False)
+    try:
+        return job.finish()
+    except FlowdebugError as e:
+        st.session_state.fd_error = str(e)
+    except Exception as e:  # a bug must not lose the session: show it
+        st.session_state.fd_error = f"{type(e).__name__}: {e}"
+    return None
