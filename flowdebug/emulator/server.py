@@ -39,7 +39,7 @@ ROUTE_HELP = [h for c in protocols.PROTOCOLS.values() for h in c.facts.route_hel
 
 def _wrong_shape(protocol: str) -> dict[str, Any]:
     # JSON, but not the protocol's response: its main field has the wrong type.
-    return {"candidates": 7} if protocol == "gemini" else {"choices": 7, "output": 7}
+    return {protocols.facts(protocol).main_field: 7}
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -177,8 +177,8 @@ class _Handler(BaseHTTPRequestHandler):
             events = [(name, {"type": first["type"]} if name else _wrong_shape(protocol))]
         if fault is not None and fault.name == "stream-error":
             events = [*events[:1], stream_failure(protocol)]
-        elif protocol == "openai-chat":
-            events.append((None, "[DONE]"))
+        elif (end := protocols.facts(protocol).stream_end) is not None:
+            events.append((None, end))
         self._stream(events)
 
     def _stream(self, events: list[tuple[str | None, Any]]) -> None:

@@ -113,6 +113,9 @@ class Facts:
     # typed by their ``:event-type`` header, the event object's one key).
     named_events: bool = False
     stream_framing: Literal["sse", "event-stream"] = "sse"
+    stream_end: str | None = None  # a last SSE data line that is no JSON (``[DONE]``)
+    # The response's main field: the emulator's wrong-shape fault gives it the wrong type.
+    main_field: str = "content"
     # The emulator's route: a regular expression on the request path (None: not emulated).
     route: re.Pattern[str] | None = None
     route_help: tuple[str, ...] = ()

@@ -175,5 +175,6 @@ FACTS = register(
             not_first_level="warning",
         ),
         errors=errors,
+        main_field="output",
     )
 )

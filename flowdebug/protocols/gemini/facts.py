@@ -76,5 +76,6 @@ FACTS = register(
         ),
         errors=errors,
         snippet=SNIPPET,
+        main_field="candidates",
     )
 )

@@ -55,5 +55,7 @@ FACTS = register(
         route_help=("POST /v1/chat/completions",),
         errors=errors,
         snippet=SNIPPET,
+        stream_end="[DONE]",
+        main_field="choices",
     )
 )

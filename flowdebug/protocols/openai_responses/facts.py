@@ -63,5 +63,6 @@ FACTS = register(
         route_help=("POST /v1/responses",),
         errors=errors,
         snippet=SNIPPET,
+        main_field="output",
     )
 )
