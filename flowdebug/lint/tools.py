@@ -57,10 +57,6 @@ GEMINI_NAME = (
     "(a-z, A-Z, 0-9), underscores (_), dots (.) or dashes (-), with a maximum length of 64."
 )  # [3P google-gemini/gemini-cli#2966]
 # OpenAI request validation texts [3P: brekkylab/ailoy#109, Vortiago/mcp-azure-devops#30, 5ire#33].
-OPENAI_PATTERN = (
-    "Invalid '{where}': string does not match pattern. Expected a string that matches the "
-    "pattern '^[a-zA-Z0-9_-]+$'."
-)
 OPENAI_TOO_LONG = (
     "Invalid '{where}': string too long. Expected a string with maximum length {limit}, but "
     "got a string with length {length} instead."
@@ -242,17 +238,11 @@ def _name(i: int, tool: Tool, protocol: str) -> list[Finding]:
         return [GEMINI_RISKY.at("tool_name_risky", path, protocol, name=name)]
     if protocol == "mcp" or pattern.match(name):
         return []
-    if facts.name_errors is not None:
+    answer = ""
+    if facts.name_errors is not None:  # the vendor's own answer, declared in its facts
         template = facts.name_errors[1 if len(name) > limit else 0]
-        text = template.format(name=name, i=i, i1=i + 1, limit=limit)
-    elif protocol == "anthropic":
-        text = f"tools.{i}.custom.name: String should match pattern '{pattern.pattern}'"
-    elif protocol == "gemini":
-        text = f"* GenerateContentRequest.tools[0].function_declarations[{i}].name: {GEMINI_NAME}"
-    else:
-        where = f"tools[{i}].function.name" if protocol == "openai-chat" else f"tools[{i}].name"
-        template = OPENAI_TOO_LONG if len(name) > limit else OPENAI_PATTERN
-        text = template.format(where=where, limit=limit, length=len(name))
+        fields = {"i": i, "i1": i + 1, "limit": limit, "length": len(name)}
+        answer = template.format(name=name, pattern=pattern.pattern, **fields)
     safe = safe_name(protocol, name)
     return [
         RENAMED.at(
@@ -262,7 +252,7 @@ def _name(i: int, tool: Tool, protocol: str) -> list[Finding]:
             name=name,
             pattern=pattern.pattern,
             safe=safe,
-            text=text,
+            text=answer,
         )
     ]
 

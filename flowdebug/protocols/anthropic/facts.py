@@ -57,5 +57,10 @@ FACTS = register(
         route_help=("POST /v1/messages",),
         errors=errors,
         snippet=SNIPPET,
+        # the API's pydantic message for a name it refuses (length included)
+        name_errors=(
+            "tools.{i}.custom.name: String should match pattern '{pattern}'",
+            "tools.{i}.custom.name: String should match pattern '{pattern}'",
+        ),
     )
 )

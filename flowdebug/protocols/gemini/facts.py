@@ -77,5 +77,13 @@ FACTS = register(
         errors=errors,
         snippet=SNIPPET,
         main_field="candidates",
+        # [3P google-gemini/gemini-cli#2966]
+        name_errors=(
+            "* GenerateContentRequest.tools[0].function_declarations[{i}].name: Invalid "
+            "function name. Must start with a letter or an underscore. Must be alphameric "
+            "(a-z, A-Z, 0-9), underscores (_), dots (.) or dashes (-), with a maximum length of "
+            "64.",
+        )
+        * 2,
     )
 )

@@ -57,5 +57,12 @@ FACTS = register(
         snippet=SNIPPET,
         stream_end="[DONE]",
         main_field="choices",
+        # request validation texts [3P: brekkylab/ailoy#109, Vortiago/mcp-azure-devops#30]
+        name_errors=(
+            "Invalid 'tools[{i}].function.name': string does not match pattern. Expected a "
+            "string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+            "Invalid 'tools[{i}].function.name': string too long. Expected a string with "
+            "maximum length {limit}, but got a string with length {length} instead.",
+        ),
     )
 )

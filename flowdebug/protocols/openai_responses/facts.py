@@ -64,5 +64,12 @@ FACTS = register(
         errors=errors,
         snippet=SNIPPET,
         main_field="output",
+        # request validation texts [3P: brekkylab/ailoy#109, 5ire#33]
+        name_errors=(
+            "Invalid 'tools[{i}].name': string does not match pattern. Expected a string that "
+            "matches the pattern '^[a-zA-Z0-9_-]+$'.",
+            "Invalid 'tools[{i}].name': string too long. Expected a string with maximum length "
+            "{limit}, but got a string with length {length} instead.",
+        ),
     )
 )
