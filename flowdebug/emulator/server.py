@@ -14,201 +14,41 @@ the player answers the decoded conversation, and the answer is encoded with
 ``encode_response`` or, for ``"stream": true`` and Gemini's stream route, ``encode_stream``
 as server-sent events. A request the codec cannot decode gets the vendor's 400 with the
 codec's JSON path. Failures are selectable per request (:mod:`flowdebug.emulator.faults`).
+
+The server is an ASGI app (:mod:`flowdebug.emulator.app`) on uvicorn, so one emulator can be
+left running for a room: request bodies are capped (the vendor's 413 beyond ``max_body``), a
+request must arrive whole within ``read_timeout`` seconds and an idle connection is closed
+after ``keep_alive`` seconds (:mod:`flowdebug.emulator.guard`), and the request log keeps at
+most ``keep_requests`` entries and ``keep_bytes`` bytes of bodies.
 """
 
 from __future__ import annotations
 
-import json
-import logging
-import sys
+import asyncio
+import socket
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import time
+from collections import deque
+from contextlib import suppress
 from typing import Any
 
-from flowdebug import protocols
-from flowdebug.emulator.faults import FAULTS, Fault, error_response, parse_fault, stream_failure
-from flowdebug.errors import CodecError, FlowdebugError, UsageError
+import uvicorn
+
+from flowdebug.emulator.app import FAULT_HEADER, ROUTE_HELP, create_app
+from flowdebug.emulator.faults import FAULTS, parse_fault
+from flowdebug.emulator.guard import guarded_protocol
+from flowdebug.errors import UsageError
 from flowdebug.players.base import Player
 
-log = logging.getLogger(__name__)
-FAULT_HEADER = "x-flowdebug-fault"
-KEEP_REQUESTS = 1000  # the request log a long-running emulator keeps
-# Every route a vendor declares (its facts), and what the readiness probe lists.
-ROUTE_HELP = [h for c in protocols.PROTOCOLS.values() for h in c.facts.route_help]
+__all__ = ["FAULT_HEADER", "KEEP_REQUESTS", "MAX_BODY", "ROUTE_HELP", "Emulator"]
 
-
-def _wrong_shape(protocol: str) -> dict[str, Any]:
-    # JSON, but not the protocol's response: its main field has the wrong type.
-    return {protocols.facts(protocol).main_field: 7}
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        log.info("emulator: %s", format % args)
-
-    def _send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(body).encode() if not isinstance(body, bytes) else body
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _error(
-        self,
-        protocol: str,
-        status: int,
-        model: str,
-        message: str | None = None,
-        version: str = "v1",
-    ) -> None:
-        status, body, headers = error_response(protocol, status, model, version)
-        if message is not None:
-            body["error"]["message"] = message
-        self._send_json(status, body, headers)
-
-    def _route(self) -> tuple[str, str | None, bool, str] | None:
-        path = self.path.split("?", 1)[0]
-        for codec in protocols.PROTOCOLS.values():
-            route = codec.facts.route
-            if route is not None and (m := route.match(path)):
-                # A vendor that names the model or streaming in the path says so by group.
-                found = m.groupdict()
-                version = found.get("version") or "v1"
-                return codec.name, found.get("model"), bool(found.get("stream")), version
-        return None
-
-    def do_GET(self) -> None:
-        # A readiness probe for whoever started the emulator (the app, browser tests).
-        if self.path.split("?", 1)[0] in ("/", "/health"):
-            self._send_json(200, {"emulator": "flowdebug", "routes": ROUTE_HELP})
-        else:
-            self._send_json(404, {"error": {"message": f"no such route: {self.path}"}})
-
-    def do_POST(self) -> None:
-        route = self._route()
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        if route is None:
-            self._send_json(404, {"error": {"message": f"no such route: {self.path}"}})
-            return
-        protocol, model, stream, version = route
-        try:
-            body = json.loads(raw or b"null")
-        except ValueError:
-            self._error(protocol, 400, model or "", "the request body is not valid JSON")
-            return
-        if isinstance(body, dict):
-            model = model or str(body.get("model") or "")
-            stream = stream or body.get("stream") is True
-        model = model or ""
-        emulator = self.server.emulator
-        fault = parse_fault(self.headers.get(FAULT_HEADER)) or parse_fault(model) or emulator.fault
-        emulator.requests.append(
-            {
-                "protocol": protocol,
-                "path": self.path,
-                "model": model,
-                "stream": stream,
-                "fault": fault.name if fault else None,
-                "body": body,
-            }
-        )
-        del emulator.requests[:-KEEP_REQUESTS]
-        if fault is not None and self._fault(fault, protocol, model, stream, version):
-            return
-        self._answer(protocol, body, model, stream, version, fault)
-
-    def _fault(self, fault: Fault, protocol: str, model: str, stream: bool, version: str) -> bool:
-        """Apply ``fault``; True when it produced the whole answer."""
-        if fault.status is not None:
-            self._error(protocol, fault.status, model, version=version)
-            return True
-        if fault.name == "slow":
-            self.server.stopping.wait(fault.seconds)
-            return False
-        if fault.name == "drop":
-            self.close_connection = True
-            return True
-        if fault.name == "stream-error" and not stream:
-            self._error(protocol, 500, model, version=version)
-            return True
-        if fault.name == "malformed" and not stream:
-            self._send_json(200, b'{"id": "msg_1", "content": [')
-            return True
-        if fault.name == "wrong-shape" and not stream:
-            self._send_json(200, _wrong_shape(protocol))
-            return True
-        return False
-
-    def _answer(
-        self, protocol: str, body: Any, model: str, stream: bool, version: str, fault: Fault | None
-    ) -> None:
-        codec = protocols.get(protocol)
-        emulator = self.server.emulator
-        try:
-            conv = codec.decode_request(body).value
-            with emulator.lock:
-                turn = emulator.player.respond(conv)
-        except CodecError as e:
-            self._error(protocol, 400, model, f"{e.path}: {e.reason}", version)
-            return
-        except FlowdebugError as e:
-            self._error(protocol, 400, model, str(e), version)
-            return
-        response = turn.response.model_copy(update={"model": model or turn.response.model})
-        if not stream:
-            self._send_json(200, codec.encode_response(response).value)
-            return
-        events: list[tuple[str | None, Any]] = [
-            # Clients that dispatch on the SSE event name get it (it repeats the data's type).
-            (e.get("type") if protocols.facts(protocol).named_events else None, e)
-            for e in codec.encode_stream(response).value
-        ]
-        if fault is not None and fault.name == "malformed":
-            events.insert(1, (None, "{not json"))
-        if fault is not None and fault.name == "wrong-shape":
-            name, first = events[0]
-            events = [(name, {"type": first["type"]} if name else _wrong_shape(protocol))]
-        if fault is not None and fault.name == "stream-error":
-            events = [*events[:1], stream_failure(protocol)]
-        elif (end := protocols.facts(protocol).stream_end) is not None:
-            events.append((None, end))
-        self._stream(events)
-
-    def _stream(self, events: list[tuple[str | None, Any]]) -> None:
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("cache-control", "no-cache")
-        self.send_header("connection", "close")
-        self.end_headers()
-        self.close_connection = True
-        for name, data in events:
-            text = data if isinstance(data, str) else json.dumps(data)
-            frame = (f"event: {name}\n" if name else "") + f"data: {text}\n\n"
-            self.wfile.write(frame.encode())
-            self.wfile.flush()
-            if self.server.emulator.delay:
-                self.server.stopping.wait(self.server.emulator.delay)
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, address: tuple[str, int], emulator: Emulator):
-        self.emulator = emulator
-        self.stopping = threading.Event()
-        super().__init__(address, _Handler)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client that gave up (timeout, closed stream) is normal here, not a server error.
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
+MAX_BODY = 1 << 20  # bytes of one request body (the vendors' own limits are larger; 1 MiB is
+# far beyond any conversation the app sends and keeps one attendee from filling memory)
+KEEP_REQUESTS = 200  # the request log a long-running emulator keeps
+KEEP_BYTES = 16 << 20  # ... and at most this many bytes of request bodies in it
+READ_TIMEOUT = 10.0  # seconds for a whole request to arrive
+KEEP_ALIVE = 5.0  # seconds an idle connection stays open between requests
+HEADER_LIMIT = 64 << 10  # bytes of a request line and headers
 
 
 class Emulator:
@@ -217,7 +57,9 @@ class Emulator:
 
     ``player`` answers (default: the scenario's scripted player); ``fault`` applies to every
     request (see :data:`flowdebug.emulator.faults.FAULTS`); ``delay`` seconds pass between
-    stream events so a person can watch arguments assemble.
+    stream events so a person can watch arguments assemble. ``max_body``, ``read_timeout``,
+    ``keep_alive``, ``keep_requests`` and ``keep_bytes`` are the limits described above.
+    ``requests`` is the log, oldest first.
     """
 
     def __init__(
@@ -229,6 +71,11 @@ class Emulator:
         port: int = 0,
         fault: str | None = None,
         delay: float = 0.0,
+        max_body: int = MAX_BODY,
+        read_timeout: float = READ_TIMEOUT,
+        keep_alive: float = KEEP_ALIVE,
+        keep_requests: int = KEEP_REQUESTS,
+        keep_bytes: int = KEEP_BYTES,
     ):
         if player is None:
             from flowdebug.engine import scenarios
@@ -239,19 +86,42 @@ class Emulator:
         if fault and self.fault is None:
             raise UsageError(f"unknown fault {fault!r}; choose one of: {', '.join(FAULTS)}")
         self.delay = delay
+        self.max_body = max_body
+        self.keep_requests = keep_requests
+        self.keep_bytes = keep_bytes
         self.lock = threading.Lock()
-        self.requests: list[dict[str, Any]] = []
+        self.requests: deque[dict[str, Any]] = deque()
+        self._kept_bytes = 0
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
         try:
-            self._server = _Server((host, port), self)
+            self._socket = socket.create_server((host, port), family=family)
         except OSError as e:
             raise UsageError(
                 f"cannot listen on {host}:{port}: {e.strerror}; choose another --port"
             ) from None
+        self._address = self._socket.getsockname()[:2]
+        config = uvicorn.Config(
+            create_app(self),
+            http=guarded_protocol(read_timeout),
+            loop="asyncio",
+            lifespan="on",
+            log_config=None,
+            access_log=False,
+            proxy_headers=False,
+            server_header=False,
+            timeout_keep_alive=keep_alive,  # type: ignore[arg-type]  # a float works (call_later)
+            timeout_graceful_shutdown=2,
+            h11_max_incomplete_event_size=HEADER_LIMIT,
+        )
+        self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
+        host, port = self._address
+        host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{port}"
 
     def base_url(self, protocol: str) -> str:
@@ -259,25 +129,52 @@ class Emulator:
         return f"{self.url}/v1" if protocol.startswith("openai") else self.url
 
     def start(self) -> Emulator:
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="flowdebug-emulator", daemon=True
-        )
-        self._thread.start()
+        """Serve in a background thread; returns once the server is up."""
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self.serve_forever, name="flowdebug-emulator", daemon=True
+            )
+            self._thread.start()
+            deadline = time.monotonic() + 10
+            while not self._server.started and self._thread.is_alive():
+                if time.monotonic() > deadline:
+                    raise UsageError("the emulator did not start within 10 s")
+                time.sleep(0.005)
         return self
 
     def serve_forever(self) -> None:
-        self._server.serve_forever()
+        """Serve in this thread until :meth:`stop` (or, in the main thread, Ctrl-C)."""
+        self._server.run(sockets=[self._socket])
 
     def stop(self) -> None:
-        self._server.stopping.set()
+        """Stop serving: waits end, open connections close, the thread and socket go."""
+        self._server.should_exit = True
+        if self._loop is not None and self._stopping is not None:
+            with suppress(RuntimeError):  # the loop may already have ended
+                self._loop.call_soon_threadsafe(self._stopping.set)
         if self._thread is not None:
-            self._server.shutdown()
-            self._thread.join(timeout=5)
+            self._thread.join(timeout=10)
             self._thread = None
-        self._server.server_close()
+        self._socket.close()
 
     def __enter__(self) -> Emulator:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def serving(self, loop: asyncio.AbstractEventLoop, stopping: asyncio.Event) -> None:
+        """Called by the app on the server's loop, so :meth:`stop` can end its waits."""
+        self._loop, self._stopping = loop, stopping
+        if self._server.should_exit:
+            stopping.set()
+
+    def record(self, entry: dict[str, Any], size: int) -> None:
+        """Log a request (``size``: its body's bytes). The log is bounded in entries and in
+        body bytes: a room's emulator runs for hours."""
+        self.requests.append({**entry, "bytes": size})
+        self._kept_bytes += size
+        while len(self.requests) > self.keep_requests or (
+            self._kept_bytes > self.keep_bytes and len(self.requests) > 1
+        ):
+            self._kept_bytes -= self.requests.popleft()["bytes"]
