@@ -27,13 +27,15 @@ from pages.browser import keep_owner_cookie, owner
 
 DEFAULT_SCENARIO = "weather"
 # Presenter mode enlarges the reading text of the main area; headings, buttons and the
-# sidebar keep their sizes so nothing is cut off. Graphs get their own larger style.
+# sidebar keep their sizes so nothing is cut off. The main area loses its wide side margins:
+# graphs side by side scale with their columns. A graph alone on its row gets a larger style.
 CSS_PRESENTER = """
 <style>
   section.main p, section.main li, [data-testid="stMain"] p, [data-testid="stMain"] li,
   [data-testid="stAlert"] p { font-size: 1.35rem !important; }
   [data-testid="stMain"] code { font-size: 1.15rem !important; }
   [data-testid="stMain"] textarea { font-size: 1.2rem !important; line-height: 1.45 !important; }
+  [data-testid="stMainBlockContainer"] { padding-left: 1rem; padding-right: 1rem; }
 </style>
 """
 
@@ -270,13 +272,12 @@ def refresh_status() -> None:
     )
 
 
-def graph_css(presenter_mode: bool) -> None:
+def graph_css(style: Style) -> None:
     """Let the graphs keep the type sizes they were laid out with.
 
     Streamlit's graphviz container forces one small font size on every element inside it,
     which shrinks our labels but not the room graphviz left for them.
     """
-    style = Style.presenter() if presenter_mode else Style()
     chart = "[data-testid='stGraphVizChart']"
     # Each text element still carries the size it was laid out with (font-size="14.00"):
     # give it back, whatever the element (arrow labels, lane heads, notes).

@@ -10,10 +10,10 @@ from flowdebug.engine.session_state import Breakpoint
 from flowdebug.errors import FlowdebugError
 from flowdebug.model import Message
 from flowdebug.players import ManualPlayer
-from flowdebug.render import to_png, to_svg
+from flowdebug.render import Style, to_png, to_svg
 from flowdebug.views.debugger import PHASE_TITLES, edited_arguments, explain, graphs, phase_now
 from flowdebug.views.history import part_summary
-from pages import actions, common
+from pages import actions, common, projector
 
 common.sidebar()
 s = common.session()
@@ -40,8 +40,11 @@ def _reset() -> None:
         session.undo_to(0)
 
 
-st.title("Debugger")
-top = st.columns([3, 1, 1, 1, 1, 1])
+head = st.columns([2, 3], vertical_alignment="bottom")
+head[0].title("Debugger")
+# Keyed: projector.controls_css keeps it at the top of the screen while the graphs scroll under it.
+bar = st.container(key="fd_controls", horizontal=True, vertical_alignment="center", gap="small")
+projector.controls_css()
 actions.run_queued()  # a clicked Step / Step turn / Run, before the buttons are drawn
 s = common.session()
 CUSTOM = ""  # an imported or hand-made session has no scenario to reload
@@ -49,7 +52,7 @@ current = s.state.scenario if s.state.scenario in names else CUSTOM
 options = names if current else [CUSTOM, *names]
 if st.session_state.get("scenario") != current:  # another session was opened elsewhere
     st.session_state.scenario = current
-top[0].selectbox(
+head[1].selectbox(
     "Scenario",
     options,
     key="scenario",
@@ -57,42 +60,39 @@ top[0].selectbox(
     format_func=lambda n: f"{n} — {scenarios.load(n).title}" if n else "(imported session)",
 )
 over = s.done  # a finished or halted cycle: stepping on makes no sense until undo/reset
-for col, (key, label, shortcut, hint) in zip(
-    top[1:4],
-    [
-        ("step", "Step", "N", "Run one phase (N)"),
-        ("step_turn", "Step turn", "T", "Run one model turn and its execution (T)"),
-        ("run", "Run", "G", "Run to the end, a breakpoint or an approval (G)"),
-    ],
-    strict=True,
-):
-    col.button(
+# Short labels and icons: all five fit at a projector's 1280 px; the tooltips say the rest.
+for key, label, icon, shortcut, hint in [
+    ("step", "Step", ":material/skip_next:", "N", "Run one phase (N, PageDown or →)"),
+    ("step_turn", "Turn", ":material/fast_forward:", "T", "One model turn and its execution (T)"),
+    ("run", "Run", ":material/play_arrow:", "G", "Run to the end, a breakpoint or an approval (G)"),
+]:
+    bar.button(
         label,
         key=key,
+        icon=icon,
         type="primary" if key == "step" else "secondary",
         shortcut=shortcut,
         help=hint,
-        width="stretch",
         disabled=over,
         on_click=actions.queue_action,
         args=(key,),
     )
 # The undo history lives in this browser session: a reopened session starts without one.
 no_undo = "Nothing to undo: steps made before this session was reopened cannot be undone"
-top[4].button(
+bar.button(
     "Undo",
     key="undo",
+    icon=":material/undo:",
     shortcut="U",
     on_click=_undo,
-    help="Go back one step (U)" if s.undo_stack else no_undo,
-    width="stretch",
+    help="Go back one step (U, PageUp or ←)" if s.undo_stack else no_undo,
     disabled=not s.undo_stack,
 )
-top[5].button(
+bar.button(
     "Reset",
     key="reset",
+    icon=":material/restart_alt:",
     on_click=_reset,
-    width="stretch",
     help="Start the scenario again"
     if s.state.scenario
     else ("Go back to the session as it was imported" if s.undo_stack else no_undo),
@@ -108,10 +108,9 @@ meaning, fields = explain(phase, common.chosen_protocols(), final=state.status =
 status = "ready" if s.approvals_decided() else state.status  # every waiting call decided
 status_icon = {"finished": "✅", "halted": "🛑", "awaiting_approval": "✋"}.get(status, "▶️")
 upcoming = "" if s.done or not state.events else f" · next: {PHASE_TITLES[state.next_phase]}"
-st.markdown(
-    f"### {PHASE_TITLES[phase]} &nbsp; <small>step {state.step} · round {state.round}"
-    f"{upcoming}</small>",
-    unsafe_allow_html=True,
+bar.markdown(
+    f"**{PHASE_TITLES[phase]}** &nbsp; step {state.step} · round {state.round}{upcoming}",
+    width="content",
 )
 st.info(f"{status_icon} {common.literal(state.status_text)}")
 if s.done:
@@ -197,10 +196,9 @@ if isinstance(s.player, ManualPlayer) and state.next_phase == "request" and stat
 
 # -- the graphs -----------------------------------------------------------------------------
 chosen = common.chosen_protocols()
-# Two graphs a row on a laptop; one a row (big) for a projector.
-# Graphs scale to their column, so type grows only with fewer graphs a row: two a row on a
-# laptop, one a row (and large type) for a projector.
-per_row = 1 if common.presenter() else st.session_state.get("per_row", min(2, len(chosen) or 1))
+# Two graphs a row, also for a projector: the room compares vendors side by side. Graphs
+# scale to their column, so one a row gives the largest type.
+per_row = st.session_state.get("per_row", min(2, len(chosen) or 1))
 show_all = st.session_state.get("show_all", False)
 
 # Settings first: below five graphs they were a long scroll away.
@@ -212,8 +210,7 @@ with left, st.expander("Graph layout", key="layout_open", on_change="rerun"):
         5,
         key="per_row",
         value=per_row,
-        disabled=common.presenter(),
-        help="Presenter mode shows one graph a row",
+        help="One a row gives the largest type; two keep vendors side by side",
     )
     st.checkbox("Show the whole trace (slow for long sessions)", key="show_all")
 # Keyed, so it stays open across the reruns a Run makes (the elements above it change).
@@ -245,8 +242,15 @@ with right, st.expander("Breakpoints (Run stops here)", key="bp_open", on_change
     if wanted != state.breakpoints:
         s.set_breakpoints(wanted)
 
-common.graph_css(common.presenter())
-drawn = graphs(state, chosen, presenter=common.presenter(), window=None if show_all else 60)
+# The presenter style is laid out for one graph the width of the screen; two or more a row
+# get the pair style: larger type in compact lanes, scaled up to their columns.
+style = (
+    (Style.presenter() if per_row == 1 else Style.presenter_pair())
+    if common.presenter()
+    else Style()
+)
+common.graph_css(style)
+drawn = graphs(state, chosen, style=style, window=None if show_all else 60)
 if not state.events:
     st.caption("Press **Step** to send the first request; arrows appear as the cycle runs.")
 for row in range(0, len(drawn), per_row):
@@ -284,3 +288,4 @@ if st.toggle(
         st.markdown(f"**{i} · {m.role}**")
         st.text("\n".join(part_summary(p, width=160) for p in m.parts) or "(no parts)")
 common.refresh_status()
+projector.follow_step(state.step)

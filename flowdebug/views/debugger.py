@@ -114,7 +114,7 @@ def _graph(
     protocol: str,
     events: _Events,
     current: int | None,
-    presenter: bool,
+    style: Style,
     hidden: int,
     rejection: Rejection | None,
 ) -> Graph:
@@ -122,7 +122,6 @@ def _graph(
     title = protocols.get(protocol).title
     if hidden:
         title += f" — last {len(arrows)} arrows"
-    style = Style.presenter() if presenter else Style()
     return Graph(
         protocol,
         title,
@@ -158,9 +157,14 @@ def refusals(
 
 
 def graphs(
-    state: SessionState, names: list[str], presenter: bool = False, window: int | None = WINDOW
+    state: SessionState,
+    names: list[str],
+    presenter: bool = False,
+    window: int | None = WINDOW,
+    style: Style | None = None,
 ) -> list[Graph]:
     """One graph per protocol; only the last ``window`` events unless window is None.
+    ``style`` (type sizes) defaults to the presenter style when ``presenter``.
 
     A vendor that refuses a request (see :func:`refusals`) is drawn up to its refusal: its
     window is the last events before it.
@@ -177,7 +181,8 @@ def graphs(
         if window is not None and len(events) > window:
             hidden = len(events) - window
             events = events[-window:]
-        out.append(_graph(name, _Events(events), current, presenter, hidden, rejection))
+        chosen = style or (Style.presenter() if presenter else Style())
+        out.append(_graph(name, _Events(events), current, chosen, hidden, rejection))
     return out
 
 

@@ -201,3 +201,11 @@ def test_run_edited_warns_before_it_sends_arguments_that_break_the_schema(at):
     at.button(key="step").click().run()
     [result] = session(at).conversation.messages[-1].tool_results
     assert (result.is_error, result.error_type) == (True, "validation")
+
+
+def test_page_follows_the_current_step_and_takes_clicker_keys(at):
+    at.button(key="step").click().run()
+    scripts = [h.proto for h in at.get("html") if "__fdStep" in h.proto.body]
+    assert len(scripts) == 1 and scripts[0].unsafe_allow_javascript
+    assert "const step = 1;" in scripts[0].body
+    assert all(k in scripts[0].body for k in ("PageDown", "ArrowRight", "PageUp", "ArrowLeft"))

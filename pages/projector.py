@@ -1,0 +1,90 @@
+"""The Debugger on a projector: a control bar that stays on screen, clicker keys, and a view
+that follows the lit step.
+
+A helper of the pages, not a page: app.py lists the pages st.navigation runs.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from flowdebug.render.dot import HIGHLIGHT
+
+# The Debugger's controls stay on screen while the graphs scroll under them, just below
+# Streamlit's own header (3.75rem high). The sticky element is the container's layout
+# wrapper: the keyed block itself is exactly as tall as the wrapper, so it could not move.
+# The script gives the bar the app's background.
+CSS_CONTROLS = """
+<style>
+  [data-testid="stLayoutWrapper"]:has(> .st-key-fd_controls) { position: sticky;
+    top: 3.75rem; z-index: 99; padding: 0.35rem 0;
+    border-bottom: 1px solid rgba(128, 128, 128, 0.25); }
+  .st-key-fd_controls p { margin: 0; }
+</style>
+"""
+
+# Runs in the page itself (st.html, not iframed). Clicker keys press the Debugger's Step and
+# Undo buttons (installed once per tab; on other pages, where those buttons are missing, the
+# keys scroll as usual, and never while a field, list or slider has the focus). After a
+# step, the view follows the lit arrows: the first graph's highlighted labels are scrolled
+# to the middle of what the control bar leaves, for a few seconds while the graphs redraw.
+_FOLLOW = """
+<script>
+(() => {
+  const step = %d;
+  const keyed = document.querySelector(".st-key-fd_controls");
+  const bar = keyed && keyed.closest("[data-testid='stLayoutWrapper']");
+  const app = document.querySelector(".stApp");
+  if (bar && app) bar.style.backgroundColor = getComputedStyle(app).backgroundColor;
+  if (!window.__fdClicker) {
+    window.__fdClicker = true;
+    const keys = {PageDown: "step", ArrowRight: "step", PageUp: "undo", ArrowLeft: "undo"};
+    document.addEventListener("keydown", (e) => {
+      const key = keys[e.key];
+      if (!key || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.defaultPrevented) return;
+      const busy = "input, textarea, select, [contenteditable=true], [role=slider], [role=listbox]";
+      if (e.target.closest && e.target.closest(busy)) return;
+      const button = document.querySelector(`.st-key-${key} button`);
+      if (!button) return;
+      e.preventDefault();
+      if (!button.disabled) button.click();
+    });
+  }
+  const seen = window.__fdStep;
+  window.__fdStep = step;
+  if (seen === undefined || seen === step) return;
+  clearInterval(window.__fdFollow);
+  const until = Date.now() + 3000;
+  window.__fdFollow = setInterval(() => {
+    if (Date.now() > until) return clearInterval(window.__fdFollow);
+    const chart = document.querySelector("[data-testid='stGraphVizChart'] svg");
+    const lit = chart ? chart.querySelectorAll("polygon[fill='%s']") : [];
+    if (!lit.length) return;
+    // The step's arrows (a batch of calls lights several) and, under the last label, its arrow.
+    const first = lit[0].getBoundingClientRect();
+    const last = lit[lit.length - 1].getBoundingClientRect();
+    const top = (bar ? bar.getBoundingClientRect().bottom : 0) + 40;
+    const bottom = window.innerHeight - 80;
+    if (first.top >= top && last.bottom <= bottom) return;
+    // All of them in the middle if they fit, else the last one (the newest).
+    const middle = last.bottom - first.top <= bottom - top ? (first.top + last.bottom) / 2
+      : last.bottom - (bottom - top) / 2;
+    const scroller = document.querySelector("[data-testid='stMain']");
+    const by = {top: middle - (top + bottom) / 2, behavior: "instant"};
+    if (scroller && scroller.scrollHeight > scroller.clientHeight) scroller.scrollBy(by);
+    else window.scrollBy(by);
+  }, 150);
+})();
+</script>
+"""
+
+
+def controls_css() -> None:
+    """Keep the Debugger's control bar (the ``fd_controls`` container) on screen."""
+    st.html(CSS_CONTROLS)
+
+
+def follow_step(step: int) -> None:
+    """Clicker keys for the Debugger, and the view following the lit step after ``step``
+    changes. Call it last: the script runs once the page is drawn."""
+    st.html(_FOLLOW % (step, HIGHLIGHT), unsafe_allow_javascript=True)

@@ -1,0 +1,161 @@
+"""The Debugger on a projector: Chromium at 1280x720 with the sidebar collapsed.
+
+The controls stay on screen however far the graphs scroll, the view follows the lit step,
+presenter mode shows vendors side by side, and a clicker's keys step and undo. Screenshots go
+to artifacts/screenshots/ (kept by CI).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from flowdebug.render.dot import HIGHLIGHT
+from tests.e2e.app_server import CHROMIUM, FLAGS, ROOT, app_server, wait_idle
+
+SHOTS = ROOT / "artifacts" / "screenshots"
+WIDTH, HEIGHT = 1280, 720
+
+pytestmark = pytest.mark.browser
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        raise RuntimeError(f"{CHROMIUM} is missing: CI must install Debian's chromium")
+    pytest.skip("Chromium is not installed", allow_module_level=True)
+
+# The current step's labels in the first graph, as boxes on screen.
+LIT = f"""() => [...(document.querySelector("[data-testid='stGraphVizChart'] svg")
+    ?.querySelectorAll("polygon[fill='{HIGHLIGHT}']") ?? [])]
+    .map(p => {{ const r = p.getBoundingClientRect(); return [r.top, r.bottom]; }})"""
+
+# The type of every label in the first two graphs, in CSS pixels as drawn on screen.
+TYPE = """() => [...document.querySelectorAll("[data-testid='stGraphVizChart'] svg")]
+    .slice(0, 2).flatMap(svg => [...svg.querySelectorAll("text")])
+    .map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with app_server(tmp_path_factory.mktemp("store") / "sessions.db") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    pg.goto(server, wait_until="domcontentloaded")
+    pg.locator(".st-key-step button").first.wait_for()
+    wait_idle(pg)
+    yield pg
+    ctx.close()
+
+
+def _at_step(page, n: int) -> None:
+    page.locator(".st-key-fd_controls").filter(has_text=f"step {n} ·").wait_for()
+    wait_idle(page)
+
+
+def _choose(page, scenario: str) -> None:
+    box = page.get_by_role("combobox", name="Scenario")
+    box.click()
+    box.fill(scenario)
+    page.keyboard.press("Enter")
+    _at_step(page, 0)
+
+
+def _inside(top: float, bottom: float) -> bool:
+    return top >= 0 and bottom <= HEIGHT
+
+
+def _follows_lit_step(page) -> None:
+    """Until the current step's labels are on screen: the view follows them as graphs redraw."""
+    page.wait_for_function(
+        f"() => {{ const l = ({LIT})(); return l.length > 0 && l[0][0] >= 0"
+        f" && l[l.length - 1][1] <= {HEIGHT}; }}",
+        timeout=5_000,
+    )
+
+
+def _collapse_sidebar(page) -> None:
+    page.locator("[data-testid='stSidebar']").hover()
+    page.locator("[data-testid='stSidebarCollapseButton'] button").click()
+    wait_idle(page)
+
+
+def _presenter(page) -> None:
+    page.get_by_text("Presenter mode (large type)").click()
+    wait_idle(page)
+    _collapse_sidebar(page)
+
+
+def test_after_ten_steps_step_button_and_lit_step_are_on_screen(page):
+    _collapse_sidebar(page)
+    _choose(page, "tasks")
+    step = page.locator(".st-key-step button").first
+    for n in range(1, 11):
+        step.click()
+        _at_step(page, n)
+    _follows_lit_step(page)
+    box = step.bounding_box()
+    assert box and _inside(box["y"], box["y"] + box["height"]), box
+    assert box["x"] >= 0 and box["x"] + box["width"] <= WIDTH, box
+    lit = page.evaluate(LIT)
+    assert lit and _inside(lit[0][0], lit[-1][1]), lit
+    # Every control fits: none is cut to an ellipsis.
+    for key in ("step", "step_turn", "run", "undo", "reset"):
+        label = page.locator(f".st-key-{key} button p").first
+        assert label.evaluate("e => e.scrollWidth <= e.clientWidth"), key
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "projector-step-10.png"))
+
+
+def test_presenter_mode_puts_two_vendors_side_by_side(page):
+    _presenter(page)
+    step = page.locator(".st-key-step button").first
+    for n in range(1, 4):
+        step.click()
+        _at_step(page, n)
+    charts = page.locator("[data-testid='stGraphVizChart']")
+    first, second = charts.nth(0).bounding_box(), charts.nth(1).bounding_box()
+    assert first and second
+    assert abs(first["y"] - second["y"]) < 4, (first, second)  # one row
+    assert first["x"] + first["width"] <= second["x"], (first, second)
+    assert second["x"] + second["width"] <= WIDTH, second
+    _follows_lit_step(page)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "projector-presenter.png"))
+
+
+def test_presenter_type_side_by_side_is_at_least_20px(page):
+    _presenter(page)
+    page.locator(".st-key-step button").first.click()
+    _at_step(page, 1)
+    sizes = page.evaluate(TYPE)
+    assert sizes and min(sizes) >= 20, sorted(sizes)[:3]
+
+
+def test_clicker_keys_step_and_undo(page):
+    _collapse_sidebar(page)
+    page.locator("h1").first.click()  # the focus on the page, not on a field
+    page.keyboard.press("PageDown")
+    _at_step(page, 1)
+    page.keyboard.press("ArrowRight")
+    _at_step(page, 2)
+    page.keyboard.press("PageUp")
+    _at_step(page, 1)
+    page.keyboard.press("ArrowLeft")
+    _at_step(page, 0)
