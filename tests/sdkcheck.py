@@ -120,7 +120,8 @@ def assert_genai(model_cls: Any, payload: Any) -> Any:
     return model
 
 
-def _gemini_request(body: dict[str, Any]) -> None:
+def gemini_request(body: dict[str, Any]) -> None:
+    """A generateContent request body, field by field against google-genai's types."""
     from google.genai import types
 
     assert set(body) <= {"systemInstruction", "contents", "tools", "toolConfig", "generationConfig"}
@@ -203,7 +204,7 @@ def validate_wire(protocol: str, kind: str, payload: Any) -> None:
         from google.genai import types
 
         if kind == "request":
-            _gemini_request(payload)
+            gemini_request(payload)
         else:
             for chunk in payload if kind == "stream" else [payload]:
                 assert_genai(types.GenerateContentResponse, chunk)

@@ -35,6 +35,8 @@ from flowdebug.protocols.gemini.codec import CODEC
 from tests import cases
 from tests.goldens import check_golden
 from tests.paths import WIRE
+from tests.sdkcheck import assert_genai
+from tests.sdkcheck import gemini_request as assert_request_valid
 
 NAME = "gemini"
 SIGNATURE = (
@@ -53,47 +55,6 @@ def codes(converted: Any) -> list[str]:
 
 def user(text: str) -> Message:
     return Message(role="user", parts=[Text(text=text)])
-
-
-def _as_bytes(text: str) -> bytes:
-    text = text.replace("-", "+").replace("_", "/")
-    return base64.b64decode(text + "=" * (-len(text) % 4))
-
-
-def _normal(value: Any) -> Any:
-    """JSON with base64 fields as bytes, so the SDK's URL-safe re-encoding compares equal."""
-    if isinstance(value, dict):
-        return {
-            k: _as_bytes(v)
-            if k in ("thoughtSignature", "data") and isinstance(v, str)
-            else _normal(v)
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_normal(v) for v in value]
-    return value
-
-
-def assert_genai(model_cls: Any, payload: Any) -> Any:
-    """``payload`` is a valid ``model_cls`` (no unknown key anywhere) that dumps back to it."""
-    model = model_cls.model_validate_json(json.dumps(payload))
-    again = model.model_dump(mode="json", by_alias=True, exclude_none=True)
-    assert _normal(again) == _normal(payload)
-    return model
-
-
-def assert_request_valid(body: dict[str, Any]) -> None:
-    assert set(body) <= {"systemInstruction", "contents", "tools", "toolConfig", "generationConfig"}
-    for content in body["contents"]:
-        assert_genai(types.Content, content)
-    for tool in body.get("tools", []):
-        assert_genai(types.Tool, tool)
-    if "toolConfig" in body:
-        assert_genai(types.ToolConfig, body["toolConfig"])
-    if "systemInstruction" in body:
-        assert_genai(types.Content, body["systemInstruction"])
-    if "generationConfig" in body:
-        assert_genai(types.GenerationConfig, body["generationConfig"])
 
 
 def without_ids(messages: list[Message]) -> list[Message]:
