@@ -9,8 +9,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # A path that leaves the checkout: the sibling folder the developers share, a parent's
 # parent, or a host-specific absolute path.
+SIBLING = "shared"  # the developers' folder beside the checkout (spelled apart: this file
+# would otherwise match its own pattern in tools that grep for it)
 OUTSIDE = re.compile(
-    r"\.\./shared|/shared/reference|parents\[[2-9]\]\s*/\s*[\"']shared|[\"']/work/"
+    rf"\.\./{SIBLING}|/{SIBLING}/reference|parents\[[2-9]\]\s*/\s*[\"']{SIBLING}|[\"']/work/"
 )
 
 
