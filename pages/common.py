@@ -249,24 +249,22 @@ def sidebar() -> None:
                 st.checkbox("Stream", key="live_stream")
             st.button("Use this player", key="apply_player", on_click=_apply_player)
             st.caption(f"Now: {literal(getattr(session().player, 'name', '?'))}")
-        global _status_slot
-        _status_slot = st.empty()
+        # The slot belongs to this browser session (a module global would be every session's).
+        st.session_state["fd_status_slot"] = st.empty()
         refresh_status()
     _keep_sidebar()
     if presenter():
         st.markdown(CSS_PRESENTER, unsafe_allow_html=True)
 
 
-_status_slot = None
-
-
 def refresh_status() -> None:
     """The sidebar's one-line summary of the session; pages that step call it again at the
     end so it shows the step just run."""
-    if _status_slot is None:
+    slot = st.session_state.get("fd_status_slot")
+    if slot is None:
         return
     s = session()
-    _status_slot.caption(
+    slot.caption(
         f"Scenario **{literal(s.state.scenario or '(imported)')}** · step {s.state.step} · "
         f"{literal(s.state.status)}"
     )
