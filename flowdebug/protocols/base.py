@@ -151,6 +151,40 @@ def safe_call_id(protocol: str, call_id: str) -> str:
     return f"{cleaned}_{_digest(call_id)}"
 
 
+class Renamer:
+    """Rewrites the tool names and call ids ``protocol`` rejects (the rules of its facts), the
+    same way everywhere; every place a rewrite lands is named (a declaration, its calls, their
+    results)."""
+
+    def __init__(self, protocol: str, w: Warnings):
+        self.protocol = protocol
+        self.w = w
+        self.facts = known(protocol)
+        self.legal: set[str] = set()  # names already seen to need no rewrite
+
+    def name(self, name: str, path: str) -> str:
+        if name in self.legal:
+            return name
+        new = safe_name(self.protocol, name)
+        if new == name:
+            self.legal.add(name)
+        else:
+            rule = self.facts.name_rule.pattern
+            self.w.add(
+                "tool_name_renamed", path, f"tool name {name!r} is not {rule}; sent as {new!r}"
+            )
+        return new
+
+    def call_id(self, call_id: str, path: str) -> str:
+        new = safe_call_id(self.protocol, call_id)  # memoized; each id is seen about twice
+        if new != call_id:
+            rule = self.facts.id_rule.pattern
+            self.w.add(
+                "call_id_renamed", path, f"call id {call_id!r} is not {rule}; sent as {new!r}"
+            )
+        return new
+
+
 def expect(protocol: str, payload: Any, path: str, typ: type | tuple[type, ...]) -> Any:
     """Return ``payload`` if it has type ``typ``, else raise a CodecError naming ``path``."""
     if not isinstance(payload, typ):

@@ -22,12 +22,11 @@ from flowdebug.model import (
 )
 from flowdebug.protocols.anthropic import hosted as anthropic_hosted
 from flowdebug.protocols.base import (
+    Renamer,
     Warnings,
     expect,
     foreign_signature,
     require,
-    safe_call_id,
-    safe_name,
 )
 
 PROTOCOL = "anthropic"
@@ -67,39 +66,6 @@ def with_extra(block: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 def optional(obj: dict[str, Any], key: str, path: str, typ: type | tuple[type, ...]) -> Any:
     """``obj[key]`` checked against ``typ``, or None when the key is absent or null."""
     return None if obj.get(key) is None else expect(PROTOCOL, obj[key], f"{path}.{key}", typ)
-
-
-class Renamer:
-    """Rewrites tool names and call ids Anthropic rejects, the same way everywhere; every
-    place a rewrite lands is named (a declaration, its calls, their results)."""
-
-    def __init__(self, w: Warnings):
-        self.w = w
-        self.legal: set[str] = set()  # names and ids already seen to need no rewrite
-
-    def name(self, name: str, path: str) -> str:
-        if name in self.legal:
-            return name
-        new = safe_name(PROTOCOL, name)
-        if new == name:
-            self.legal.add(name)
-        else:
-            self.w.add(
-                "tool_name_renamed",
-                path,
-                f"tool name {name!r} is not ^[a-zA-Z0-9_-]{{1,64}}$; sent as {new!r}",
-            )
-        return new
-
-    def call_id(self, call_id: str, path: str) -> str:
-        new = safe_call_id(PROTOCOL, call_id)  # memoized; each id is seen about twice
-        if new != call_id:
-            self.w.add(
-                "call_id_renamed",
-                path,
-                f"call id {call_id!r} is not ^[a-zA-Z0-9_-]{{1,64}}$; sent as {new!r}",
-            )
-        return new
 
 
 # ----------------------------------------------------------------------------- encode parts

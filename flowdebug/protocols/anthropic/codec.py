@@ -167,7 +167,7 @@ class AnthropicCodec:
         return w.wrap(self._message(resp, w))
 
     def _message(self, resp: ModelResponse, w: Warnings) -> dict[str, Any]:
-        names = Renamer(w)
+        names = Renamer(PROTOCOL, w)
         extra = own(resp.provider_details, w, "provider_details")
         own(resp.message.provider_details, w, "message")
         content = []

@@ -37,7 +37,7 @@ Mode = Literal["auto", "none", "required", "tool"]
 def encode_request(conv: Conversation) -> Converted[Any]:
     """A Messages API request body for ``conv``."""
     w = Warnings(PROTOCOL)
-    names = Renamer(w)
+    names = Renamer(PROTOCOL, w)
     extra = own(conv.provider_details, w, "provider_details")
     system = [conv.system] if conv.system else []
     tools = [_encode_tool(t, f"tools[{i}]", w, names) for i, t in enumerate(conv.tools)]

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any, assert_never
 
 from flowdebug.model import Conversation, Message, ModelResponse, Tool, ToolChoice, ToolResult
-from flowdebug.protocols.base import Warnings
-from flowdebug.protocols.bedrock.facts import USAGE_WIRE, WIRE_STOP
+from flowdebug.protocols.base import Renamer, Warnings
+from flowdebug.protocols.bedrock.facts import PROTOCOL, USAGE_WIRE, WIRE_STOP
 from flowdebug.protocols.bedrock.parts import encode_blocks
-from flowdebug.protocols.bedrock.wire import Renamer, own, with_extra
+from flowdebug.protocols.bedrock.wire import own, with_extra
 
 # -------------------------------------------------------------------------------- request
 
@@ -146,7 +146,7 @@ def _merge_tools(encoded: list[dict[str, Any]], stashed: Any) -> list[dict[str, 
 
 def encode_request(conv: Conversation, w: Warnings) -> dict[str, Any]:
     """The Converse request body for ``conv``."""
-    names = Renamer(w)
+    names = Renamer(PROTOCOL, w)
     extra = own(conv.provider_details, w, "provider_details")
     system_texts = [conv.system] if conv.system else []
     tools = [_tool(t, f"tools[{i}]", w, names) for i, t in enumerate(conv.tools)]
@@ -258,7 +258,7 @@ def _stop_reason(resp: ModelResponse, raw: Any, w: Warnings) -> str:
 
 def encode_response(resp: ModelResponse, w: Warnings) -> dict[str, Any]:
     """The ConverseResponse body for ``resp``."""
-    names = Renamer(w)
+    names = Renamer(PROTOCOL, w)
     extra = own(resp.provider_details, w, "provider_details")
     parts = resp.message.parts
     for j, part in enumerate(parts):

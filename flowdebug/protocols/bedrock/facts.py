@@ -6,7 +6,6 @@ Checked against botocore's service model for ``bedrock-runtime`` (2023-09-30), a
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 from flowdebug.model import StopReason
@@ -82,29 +81,6 @@ USAGE = {
     "cacheWriteInputTokens": "cache_creation_input_tokens",
 }
 USAGE_WIRE = {v: k for k, v in USAGE.items()}
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha1(text.encode()).hexdigest()[:8]
-
-
-def safe_name(name: str) -> str:
-    """``name`` if Bedrock accepts it as a ToolName, else a deterministic legal rewrite (the
-    same rewrite base.safe_name makes for a 64-character ``[a-zA-Z0-9_-]`` vendor)."""
-    if NAME_RULE.match(name):
-        return name
-    cleaned = re.sub(r"[^a-zA-Z0-9_-]", "_", name) or "tool"
-    if len(cleaned) > NAME_LIMIT:
-        cleaned = cleaned[: NAME_LIMIT - 9] + "_" + _digest(name)
-    return cleaned
-
-
-def safe_call_id(call_id: str) -> str:
-    """``call_id`` if Bedrock accepts it as a ToolUseId, else a deterministic legal rewrite."""
-    if ID_RULE.match(call_id):
-        return call_id
-    cleaned = re.sub(r"[^a-zA-Z0-9_.:-]", "_", call_id)[: ID_LIMIT - 9] or "call"
-    return f"{cleaned}_{_digest(call_id)}"
 
 
 FACTS = register(

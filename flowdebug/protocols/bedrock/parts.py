@@ -21,9 +21,9 @@ from flowdebug.model import (
     ToolCall,
     ToolResult,
 )
-from flowdebug.protocols.base import Warnings, foreign_signature
+from flowdebug.protocols.base import Renamer, Warnings, foreign_signature
 from flowdebug.protocols.bedrock.facts import IMAGE_FORMATS, MEDIA_FORMATS, PROTOCOL
-from flowdebug.protocols.bedrock.wire import Renamer, own, with_extra
+from flowdebug.protocols.bedrock.wire import own, with_extra
 
 # A Text part in a tool result that came from a {"json": ...} block goes back as one.
 JSON_MARK = "json"

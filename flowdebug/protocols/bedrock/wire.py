@@ -1,5 +1,5 @@
-"""Small helpers every Bedrock module shares: provider_details in and out, optional fields,
-and the renamer that keeps tool names and call ids legal (and paired) on the wire."""
+"""Small helpers every Bedrock module shares: provider_details in and out, optional fields.
+Tool names and call ids are kept legal by ``base.Renamer`` (Bedrock's rules in its facts)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from flowdebug.model import Details
 from flowdebug.protocols.base import Warnings, expect
-from flowdebug.protocols.bedrock.facts import PROTOCOL, safe_call_id, safe_name
+from flowdebug.protocols.bedrock.facts import PROTOCOL
 
 
 def own(details: Details, w: Warnings, path: str) -> dict[str, Any]:
@@ -41,33 +41,3 @@ def with_extra(block: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 def optional(obj: dict[str, Any], key: str, path: str, typ: type | tuple[type, ...]) -> Any:
     """``obj[key]`` checked against ``typ``, or None when the key is absent or null."""
     return None if obj.get(key) is None else expect(PROTOCOL, obj[key], f"{path}.{key}", typ)
-
-
-class Renamer:
-    """Rewrites tool names and call ids Bedrock rejects, the same way everywhere; every place
-    a rewrite lands is named (a declaration, its calls, their results)."""
-
-    def __init__(self, w: Warnings):
-        self.w = w
-
-    def name(self, name: str, path: str) -> str:
-        new = safe_name(name)
-        if new != name:
-            self.w.add(
-                "tool_name_renamed",
-                path,
-                f"tool name {name!r} is not [a-zA-Z0-9_-]{{1,64}} (Bedrock ToolName); "
-                f"sent as {new!r}",
-            )
-        return new
-
-    def call_id(self, call_id: str, path: str) -> str:
-        new = safe_call_id(call_id)
-        if new != call_id:
-            self.w.add(
-                "call_id_renamed",
-                path,
-                f"call id {call_id!r} is not [a-zA-Z0-9_.:-]{{1,64}} (Bedrock ToolUseId); "
-                f"sent as {new!r}",
-            )
-        return new
