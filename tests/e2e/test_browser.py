@@ -8,22 +8,16 @@ missing; under CI=true a missing browser is a failure.
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
-from tests.e2e.app_server import CHROMIUM, FLAGS, ROOT, app_server, wait_idle
+from tests.e2e.app_server import ROOT, wait_idle
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 
 pytestmark = pytest.mark.browser
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        raise RuntimeError(f"{CHROMIUM} is missing: CI must install Debian's chromium")
-    pytest.skip("Chromium is not installed", allow_module_level=True)
 
 CALLS = {
     "Anthropic Messages": ("tool_use call_1 get_weather", "tool_use call_2 get_weather"),
@@ -39,22 +33,6 @@ FINAL = {
     "Google Gemini": "finishReason: STOP",
     "MCP (JSON-RPC)": "Paris is 18 degrees",
 }
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with app_server(tmp_path_factory.mktemp("store") / "sessions.db") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -4,23 +4,16 @@ and a stale tab's change is refused instead of overwriting the newer one."""
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
 from flowdebug import hosting
 from flowdebug.store.sessions import open_store
 from pages.browser import OWNER_COOKIE
-from tests.e2e.app_server import CHROMIUM, FLAGS, app_server, wait_idle
+from tests.e2e.app_server import app_server, wait_idle
 
 pytestmark = pytest.mark.browser
-
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        raise RuntimeError(f"{CHROMIUM} is missing: CI must install Debian's chromium")
-    pytest.skip("Chromium is not installed", allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
@@ -28,16 +21,6 @@ def shared(tmp_path_factory):
     db = tmp_path_factory.mktemp("store") / "sessions.db"
     with app_server(db, **{hosting.SHARED_ENV: "1"}) as url:
         yield url, db
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        yield b
-        b.close()
 
 
 def open_page(context, url: str):
