@@ -136,6 +136,21 @@ def start() -> PgServer:
     return server
 
 
+def start_or_skip() -> PgServer:
+    """:func:`start` for a test fixture: the test is skipped, saying why, when psycopg or a
+    PostgreSQL server cannot be had here."""
+    import pytest
+
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip("psycopg is not installed (pip install 'flowdebug[postgres]')")
+    try:
+        return start()
+    except Unavailable as e:
+        pytest.skip(f"no PostgreSQL server can be had here: {e}")
+
+
 if __name__ == "__main__":
     srv = start()
     print(srv.url, flush=True)

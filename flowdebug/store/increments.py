@@ -20,10 +20,17 @@ CACHE_SIZE = 256  # sessions whose written items a store remembers
 
 @dataclass
 class Written:
-    """A session as this store last wrote it: its revision and its items."""
+    """A session as this store last wrote it: its revision, its items, and when its row was
+    made (``created``): another server may delete the session and make it again under the same
+    id, and the revisions start over, so a revision alone does not say the rows are ours."""
 
     revision: int
     items: dict[str, list[Any]]
+    created: float | None = None
+
+    def matches(self, revision: int, created: float) -> bool:
+        """True when the stored row is the one this store last wrote or read."""
+        return self.revision == revision and self.created == created
 
 
 class WrittenCache:

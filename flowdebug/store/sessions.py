@@ -162,7 +162,7 @@ class Store:
                     f"(it is at revision {revision}, this tab at {expected}: this tab's last "
                     "change was not saved, and nothing saved was overwritten)"
                 )
-            if plan is not None and known is not None and known.revision == revision:
+            if plan is not None and known is not None and known.matches(revision, created):
                 write_changes(tx, state.id, plan)
             else:
                 tx.execute("DELETE FROM flowdebug_items WHERE session = ?", (state.id,))
@@ -199,7 +199,7 @@ class Store:
                 raise StaleSession(
                     "this session was changed in another tab; reload to see the newer steps"
                 )
-        self._written.remember(state.id, Written(revision + 1, items))
+        self._written.remember(state.id, Written(revision + 1, items, created))
         return SessionInfo(
             state.id,
             name,
@@ -224,8 +224,8 @@ class Store:
         :meth:`save` as ``expected`` to save changes made to it."""
         with self._db.transaction() as tx:
             row = tx.one(
-                "SELECT head, conversation, revision, owner FROM flowdebug_sessions WHERE id = ?"
-                + tx.share_row,
+                "SELECT head, conversation, revision, owner, created FROM flowdebug_sessions"
+                " WHERE id = ?" + tx.share_row,
                 (session_id,),
             )
             if row is None:
@@ -248,8 +248,16 @@ class Store:
                 "it was written by another flowdebug version or edited by hand"
             ) from None
         state.id = session_id  # the row's id rules (a duplicate carries its source's head)
-        self._written.remember(session_id, Written(row[2], state_items(state)))
+        self._written.remember(session_id, Written(row[2], state_items(state), row[4]))
         return state, row[2]
+
+    def revision(self, session_id: str) -> int | None:
+        """The revision ``session_id`` is stored at (None: there is no such session): one
+        small read, so a page can tell on every run that another tab or app server saved it
+        since, without reading the session."""
+        with self._db.transaction() as tx:
+            row = tx.one("SELECT revision FROM flowdebug_sessions WHERE id = ?", (session_id,))
+        return None if row is None else row[0]
 
     def info(self, session_id: str, owner: str | None = None) -> SessionInfo:
         with self._db.transaction() as tx:
