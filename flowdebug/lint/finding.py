@@ -1,58 +1,7 @@
-"""The finding type shared by the lint modules (``lint``, ``lint_protocol``, ``lint_tools``)."""
+"""The finding type of the linter (declared beside the codecs, whose rules make findings)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from flowdebug.protocols.findings import Finding, Level, Rule, finding
 
-Level = Literal["error", "warning", "info"]
-
-
-@dataclass(frozen=True)
-class Finding:
-    """Something a vendor rejects (error), may mishandle (warning) or that is worth knowing (info).
-
-    ``path`` points into the canonical conversation (``messages[3].parts[1]``,
-    ``tools[0].parameters.properties.unit``). ``protocol`` is the CLI name of the vendor whose
-    rule this is, or None for a protocol-neutral finding. ``code`` is stable for tests and
-    filtering. ``vendor_message`` is the vendor's own error text when known; ``message`` is the
-    whole human sentence (protocol, what is wrong, and the vendor's text).
-    """
-
-    level: Level
-    code: str
-    path: str
-    message: str
-    protocol: str | None = None
-    vendor_message: str | None = None
-
-
-def finding(
-    level: Level,
-    code: str,
-    path: str,
-    summary: str,
-    protocol: str | None = None,
-    vendor: str | None = None,
-) -> Finding:
-    """A Finding whose message names the protocol and quotes the vendor's text."""
-    message = summary if protocol is None else f"{protocol}: {summary}"
-    if vendor:
-        message += f' — "{vendor}"'
-    return Finding(level, code, path, message, protocol, vendor)
-
-
-@dataclass(frozen=True)
-class Rule:
-    """How a vendor answers one situation. ``summary`` and ``vendor`` are ``str.format``
-    templates over the fields given to ``at``."""
-
-    level: Level
-    summary: str
-    vendor: str | None = None
-
-    def at(self, code: str, path: str, protocol: str | None = None, **fields: object) -> Finding:
-        vendor = self.vendor.format(**fields) if self.vendor else None
-        return finding(
-            self.level, code, path, self.summary.format(**fields), protocol, vendor or None
-        )
+__all__ = ["Finding", "Level", "Rule", "finding"]

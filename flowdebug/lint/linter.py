@@ -2,10 +2,14 @@
 
 Two families of rules, each in its own module:
 
-* ``lint_protocol``: the message history under each vendor's pairing and ordering rules
-  (dropped, misplaced, reordered or duplicated results, text before results, roles).
-* ``lint_tools``: the tool declarations (descriptions, ``required``, enums, names, schema
-  keywords each vendor rejects, strict mode).
+* :mod:`flowdebug.lint.protocol`: the message history under each vendor's pairing and
+  ordering rules (dropped, misplaced, reordered or duplicated results, text before results,
+  roles).
+* :mod:`flowdebug.lint.tools`: the tool declarations (descriptions, ``required``, enums, names,
+  schema keywords each vendor rejects, strict mode).
+
+Each vendor's own rules are declared in its folder (``protocols/<vendor>/rules.py``, or
+``TurnRules`` in its facts) and looked up through the registry.
 
 Findings are protocol-specific (``protocol`` set) or neutral (``protocol`` None); selecting
 protocols filters the specific ones only. Levels say what happens to the conversation as

@@ -1,10 +1,10 @@
 """Protocol rules: what each vendor rejects in a conversation's message history.
 
 :func:`check_conversation` gives the neutral findings (calls awaiting results, undeclared
-tools, a stored response the history continues) and the rules on call ids, which hold for every
-vendor, then each chosen vendor's: the first five vendors' rules are in
-:mod:`flowdebug.lint.vendors`; a vendor that declares ``TurnRules`` in its facts is checked by
-:mod:`flowdebug.lint.turn_rules`.
+tools, what a vendor's own data says of the history) and the rules on call ids, which hold for
+every vendor, then each chosen vendor's. A vendor's rules are declared in its folder and found
+through its facts: code in ``protocols/<vendor>/rules.py`` (``Facts.lint``), or plain
+``TurnRules`` that :mod:`flowdebug.lint.turn_rules` applies.
 """
 
 from __future__ import annotations
@@ -12,32 +12,30 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
-from flowdebug.lint.finding import Finding, Rule
-from flowdebug.lint.pairing import Site, calls_in
-from flowdebug.lint.refusals import ANTHROPIC_DUPLICATE_ID, ANTHROPIC_ID_PATTERN
 from flowdebug.lint.turn_rules import check_declared_turns
-from flowdebug.lint.vendors import CHECKS, stored_response
 from flowdebug.model import Conversation, Message, ModelResponse
-from flowdebug.protocols import facts
+from flowdebug.protocols import PROTOCOLS, facts
 from flowdebug.protocols.base import safe_call_id
+from flowdebug.protocols.findings import Finding, Rule
+from flowdebug.protocols.pairing import Site, calls_in
 
 PENDING = Rule(
     "info",
     "the conversation ends with {n} tool call(s) awaiting results: the next request must "
     "carry them",
 )
-STORED = Rule(
-    "info",
-    "the history continues the stored response {stored} (previous_response_id): only OpenAI "
-    "Responses knows the calls that the outputs opening the input answer",
-)
 UNDECLARED = Rule("warning", "call names tool {name!r}, which is not declared{hint}")
+# A vendor that says nothing of reused ids: the results still cannot tell the calls apart.
+DUPLICATE_ID = Rule(
+    "error", "call id {id} is already used at {first}: results cannot say which call they answer"
+)
 
 
 def _neutral(conv: Conversation) -> list[Finding]:
     out: list[Finding] = []
-    if stored := stored_response(conv):
-        out.append(STORED.at("history_incomplete", "provider_details", stored=stored))
+    for codec in PROTOCOLS.values():
+        if (notes := codec.facts.lint.notes) is not None:
+            out += notes(conv)
     order = [i for i, m in enumerate(conv.messages) if m.role != "system"]
     if order and (last := calls_in(conv.messages[order[-1]], order[-1])):
         out.append(PENDING.at("results_pending", f"messages[{order[-1]}]", n=len(last)))
@@ -51,49 +49,22 @@ def _neutral(conv: Conversation) -> list[Finding]:
     return out
 
 
-# Every encoder replaces an empty call id with a legal one (safe_call_id) on the call and its
-# result alike, so no vendor sees it; several id-less calls can no longer be told apart.
-_SENT = f"flowdebug's encoder sends {safe_call_id('anthropic', '')!r}"
-MISSING_ID = {
-    "anthropic": Rule("warning", f"an empty id is refused; {_SENT} instead", ANTHROPIC_ID_PATTERN),
-    "openai-chat": Rule("warning", f"an empty id pairs nothing; {_SENT} for call and result"),
-    "openai-responses": Rule("warning", f"an empty call_id pairs nothing; {_SENT} instead"),
-    "gemini": Rule("info", f"no id: {_SENT} (Gemini ids are optional)"),
-}
-_AGAIN = "call id {id} is already used at {first}"
-DUPLICATE_ID = {
-    "anthropic": Rule("error", _AGAIN, ANTHROPIC_DUPLICATE_ID),
-    "openai-chat": Rule("error", f"{_AGAIN}: tool messages cannot say which call they answer"),
-    "openai-responses": Rule("warning", f"{_AGAIN}: outputs cannot say which call they answer"),
-    "gemini": Rule("warning", f"{_AGAIN}: responses pair ambiguously"),
-    # JSON-RPC ids "MUST NOT have been previously used by the requestor within the same
-    # session" [MCP spec 2025-11-25, basic "Requests"].
-    "mcp": Rule("error", f"{_AGAIN}: a JSON-RPC request id must be unique in a session"),
-}
-
-
-_DUPLICATE = Rule("error", f"{_AGAIN}: results cannot say which call they answer")
-
-
 def _call_ids(messages: Sequence[Message], protocols: Sequence[str]) -> list[Finding]:
     """Rules on call ids alone: they hold for a model response as much as for a history."""
     out: list[Finding] = []
     seen: dict[str, Site] = {}
     for site, c in (c for i, m in enumerate(messages) for c in calls_in(m, i)):
         if not c.id:
-            out += [
-                MISSING_ID[p].at("call_id_missing", site.path, p)
-                for p in protocols
-                if p in MISSING_ID
-            ]
+            # Every encoder replaces an empty call id with a legal one on the call and its
+            # result alike, so no vendor sees it; several id-less calls cannot be told apart.
+            for p in protocols:
+                if (rule := facts(p).lint.empty_id) is not None:
+                    out.append(rule.at("call_id_missing", site.path, p, sent=safe_call_id(p, "")))
         elif c.id in seen:
             first = seen[c.id].path
-            out += [
-                DUPLICATE_ID.get(p, _DUPLICATE).at(
-                    "duplicate_call_id", site.path, p, id=c.id, first=first
-                )
-                for p in protocols
-            ]
+            for p in protocols:
+                rule = facts(p).lint.duplicate_id or DUPLICATE_ID
+                out.append(rule.at("duplicate_call_id", site.path, p, id=c.id, first=first))
         else:
             seen[c.id] = site
     return out
@@ -103,10 +74,11 @@ def check_conversation(conv: Conversation, protocols: Sequence[str]) -> list[Fin
     """Neutral findings first, then each protocol's, in ``protocols`` order."""
     out = _neutral(conv) + _call_ids(conv.messages, protocols)
     for name in protocols:
-        if name in CHECKS:
-            out += CHECKS[name](conv)
-        elif (rules := facts(name).turn_rules) is not None:
-            out += check_declared_turns(conv, name, rules)
+        vendor = facts(name)
+        if vendor.lint.history is not None:
+            out += vendor.lint.history(conv)
+        elif vendor.turn_rules is not None:
+            out += check_declared_turns(conv, name, vendor.turn_rules)
     return out
 
 

@@ -2,36 +2,29 @@
 
 Vendors stream a call's arguments as text fragments (Anthropic ``input_json_delta``,
 OpenAI Chat ``tool_calls[].function.arguments``, Responses
-``response.function_call_arguments.delta``); Gemini sends each call whole. The assembler
-follows the raw event objects and records ``(call index, arguments so far)`` after each
-fragment so the UI can replay the arguments growing. It never raises: an event it does not
-understand is skipped, and the codec's decode_stream reports what is wrong with it.
+``response.function_call_arguments.delta``, Bedrock ``toolUse.input``); Gemini sends each
+call whole. Each vendor's reader of its raw events is declared in its folder
+(``Facts.stream_arguments``); the assembler keeps one slot per call and records
+``(call index, arguments so far)`` after each fragment so the UI can replay the arguments
+growing. It never raises: an event it does not understand is skipped, and the codec's
+decode_stream reports what is wrong with it.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
+from collections.abc import Hashable
 from typing import Any, NamedTuple
+
+from flowdebug.protocols import PROTOCOLS
 
 
 class ArgumentSnapshot(NamedTuple):
     """Call ``index`` (order of the calls in the message) had ``text`` so far."""
 
-    index: int
+    # The field shadows tuple.index on purpose: callers read snap.index, the call's position.
+    index: int  # type: ignore[assignment]
     text: str
-
-
-def _get(obj: Any, *keys: str | int) -> Any:
-    for key in keys:
-        if isinstance(key, int):
-            obj = obj[key] if isinstance(obj, list) and -len(obj) <= key < len(obj) else None
-        else:
-            obj = obj.get(key) if isinstance(obj, dict) else None
-    return obj
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 class ArgumentAssembler:
@@ -40,74 +33,42 @@ class ArgumentAssembler:
     def __init__(self, protocol: str):
         self.protocol = protocol
         self.snapshots: list[ArgumentSnapshot] = []
-        self._slots: dict[Any, int] = {}
+        codec = PROTOCOLS.get(protocol)
+        self._read = codec.facts.stream_arguments if codec is not None else None
+        self._slots: dict[Hashable, int] = {}
         self._text: dict[int, str] = {}
+        self._added: list[ArgumentSnapshot] = []
 
-    def _slot(self, key: Any) -> int:
+    # -- the slots a vendor's reader fills (protocols.facts.ArgumentSlots) --
+    def open(self, key: Hashable) -> int:
+        """The slot of the call known by ``key`` (a new one at first sight)."""
         return self._slots.setdefault(key, len(self._slots))
 
-    def _append(self, key: Any, fragment: Any) -> list[ArgumentSnapshot]:
+    def is_open(self, key: Hashable) -> bool:
+        """A call known by ``key`` was seen."""
+        return key in self._slots
+
+    def append(self, key: Hashable, fragment: Any) -> None:
+        """Adds a text fragment to the call's arguments (anything else is ignored)."""
         if not isinstance(fragment, str) or not fragment:
-            return []
-        index = self._slot(key)
+            return
+        index = self.open(key)
         self._text[index] = self._text.get(index, "") + fragment
-        snap = ArgumentSnapshot(index, self._text[index])
-        self.snapshots.append(snap)
-        return [snap]
+        self._added.append(ArgumentSnapshot(index, self._text[index]))
+
+    def __len__(self) -> int:
+        return len(self._slots)
 
     def feed(self, event: Any) -> list[ArgumentSnapshot]:
         """The snapshots this event adds (usually zero or one)."""
-        match self.protocol:
-            case "anthropic":
-                return self._anthropic(event)
-            case "openai-chat":
-                return self._openai_chat(event)
-            case "openai-responses":
-                return self._openai_responses(event)
-            case "gemini":
-                return self._gemini(event)
-        return []
-
-    def _anthropic(self, event: Any) -> list[ArgumentSnapshot]:
-        kind = _get(event, "type")
-        if kind == "content_block_start" and _get(event, "content_block", "type") == "tool_use":
-            self._slot(_get(event, "index"))
-        elif (
-            kind == "content_block_delta"
-            and _get(event, "delta", "type") == "input_json_delta"
-            and _get(event, "index") in self._slots
-        ):
-            return self._append(_get(event, "index"), _get(event, "delta", "partial_json"))
-        return []
-
-    def _openai_chat(self, event: Any) -> list[ArgumentSnapshot]:
-        out: list[ArgumentSnapshot] = []
-        for choice in _list(_get(event, "choices")):
-            for call in _list(_get(choice, "delta", "tool_calls")):
-                key = (_get(choice, "index"), _get(call, "index"))
-                self._slot(key)
-                out += self._append(key, _get(call, "function", "arguments"))
-        return out
-
-    def _openai_responses(self, event: Any) -> list[ArgumentSnapshot]:
-        kind = _get(event, "type")
-        if kind == "response.output_item.added" and _get(event, "item", "type") == "function_call":
-            self._slot(_get(event, "output_index"))
-        elif (
-            kind == "response.function_call_arguments.delta"
-            and _get(event, "output_index") in self._slots
-        ):
-            return self._append(_get(event, "output_index"), _get(event, "delta"))
-        return []
-
-    def _gemini(self, event: Any) -> list[ArgumentSnapshot]:
-        out: list[ArgumentSnapshot] = []
-        for part in _list(_get(event, "candidates", 0, "content", "parts")):
-            call = _get(part, "functionCall")
-            if isinstance(call, dict):
-                args = call.get("args") if isinstance(call.get("args"), dict) else {}
-                out += self._append(len(self._slots), json.dumps(args, ensure_ascii=False))
-        return out
+        if self._read is None:
+            return []
+        self._added = []
+        # A key of an unhashable type comes from an odd event: no call of ours.
+        with contextlib.suppress(TypeError):
+            self._read(event, self)
+        self.snapshots += self._added
+        return self._added
 
 
 def assemble(protocol: str, events: list[Any]) -> list[ArgumentSnapshot]:

@@ -115,6 +115,25 @@ def foreign_signature(protocol: str, part: Thinking, path: str, w: Warnings) -> 
     return True
 
 
+def foreign_thinking(
+    protocol: str, part: Thinking, path: str, w: Warnings, unsourced: str
+) -> Thinking | None:
+    """``part`` as ``protocol`` can send reasoning another vendor produced, or None when it
+    must be left out (another vendor's encrypted reasoning, which ``protocol`` would reject).
+
+    Another vendor's signature is dropped (:func:`foreign_signature`). Plain reasoning from
+    another vendor goes on, but the wire cannot say who produced it: ``unsourced`` (a template
+    over ``{source}``) says what becomes of it.
+    """
+    if part.source not in (None, protocol) and part.signature is None and not part.redacted:
+        w.add("thinking_source_dropped", f"{path}.source", unsourced.format(source=part.source))
+    if foreign_signature(protocol, part, path, w):
+        if part.redacted:
+            return None
+        part = part.model_copy(update={"signature": None})
+    return part
+
+
 def _digest(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:8]
 
@@ -204,6 +223,17 @@ def require(
     if key not in obj:
         raise CodecError(protocol, f"{path}.{key}", "required field is missing")
     return expect(protocol, obj[key], f"{path}.{key}", typ)
+
+
+def dig(obj: Any, *keys: str | int) -> Any:
+    """``obj[k1][k2]...`` through objects and lists, or None where a step is missing or of
+    another type (for readers that must never raise, such as the argument replay)."""
+    for key in keys:
+        if isinstance(key, int):
+            obj = obj[key] if isinstance(obj, list) and -len(obj) <= key < len(obj) else None
+        else:
+            obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj
 
 
 def _json_type(py: str) -> str:

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from flowdebug import protocols
 from flowdebug.errors import CodecError, UsageError, validation_path
 from flowdebug.model import Conversation, Message, ModelResponse, dump
-from flowdebug.protocols.base import ConversionWarning
+from flowdebug.protocols.base import ConversionWarning, Kind
 
 CANONICAL = "canonical"
 TARGETS = (*protocols.PROTOCOLS, CANONICAL)
@@ -128,7 +128,7 @@ def decode(payload: Any, source: str | None = None) -> Decoded:
     if source == CANONICAL or (source is None and _looks_canonical(payload)):
         return _decode_canonical(payload)
     assumed: list[ConversionWarning] = []
-    found = protocols.detect(payload) if source is None else None
+    found: tuple[str, Kind] | None = protocols.detect(payload) if source is None else None
     if source is not None:
         kind = protocols.get(source).detect(payload)
         found = (source, kind) if kind is not None else None
@@ -139,27 +139,24 @@ def decode(payload: Any, source: str | None = None) -> Decoded:
             assumed.append(ConversionWarning(source, "fragment_assumed", "$", note))
             kind = protocols.get(source).detect(payload)
             found = (source, kind or "request")
+    if found is None and source is not None:
+        found = (source, "request")  # named by the person: its decoder says what is wrong
     if found is None:
-        if source is not None:
-            found = (source, "request")  # named by the person: its decoder says what is wrong
-        else:
-            raise CodecError(
-                "input",
-                "$",
-                "not a payload of any supported protocol ("
-                f"{', '.join(protocols.PROTOCOLS)}), nor one message or content array of one; "
-                "if it is one of them, name it (--from on the command line)",
-            )
-    source, kind = found
-    codec = protocols.get(source)
-    if kind == "response":
-        got = codec.decode_response(payload)
-        return Decoded(source, kind, response=got.value, warnings=[*assumed, *got.warnings])
-    if kind == "stream":
-        got = codec.decode_stream(payload)
-        return Decoded(source, kind, response=got.value, warnings=[*assumed, *got.warnings])
+        raise CodecError(
+            "input",
+            "$",
+            "not a payload of any supported protocol ("
+            f"{', '.join(protocols.PROTOCOLS)}), nor one message or content array of one; "
+            "if it is one of them, name it (--from on the command line)",
+        )
+    name, kind = found
+    codec = protocols.get(name)
+    if kind in ("response", "stream"):
+        decode_turn = codec.decode_response if kind == "response" else codec.decode_stream
+        turn = decode_turn(payload)
+        return Decoded(name, kind, response=turn.value, warnings=[*assumed, *turn.warnings])
     got = codec.decode_request(payload)
-    return Decoded(source, kind, conversation=got.value, warnings=[*assumed, *got.warnings])
+    return Decoded(name, kind, conversation=got.value, warnings=[*assumed, *got.warnings])
 
 
 def encode(decoded: Decoded, target: str) -> tuple[Any, list[ConversionWarning]]:

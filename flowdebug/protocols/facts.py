@@ -8,9 +8,12 @@ emulator, snippets and the tool pages look a vendor up here and never branch on 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+
+from flowdebug.model import Conversation, Tool
+from flowdebug.protocols.findings import Finding, Rule
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,64 @@ class TurnRules:
 
 
 @dataclass(frozen=True)
+class LintRules:
+    """The linter's rules for one vendor that are code or rule templates (its ``rules.py``).
+
+    The linter looks them up by protocol name and applies each that is set; a vendor whose
+    history rules are plain facts declares :class:`TurnRules` instead of ``history``.
+    """
+
+    # What the vendor rejects in a message history.
+    history: Callable[[Conversation], list[Finding]] | None = None
+    # Findings about data only this vendor reads (a stored response it continues), reported
+    # as protocol-neutral whichever vendors are chosen: the conversation itself says so.
+    notes: Callable[[Conversation], list[Finding]] | None = None
+    # Each tool declaration (its index, the tool), after the rule on its name.
+    tool: Callable[[int, Tool], list[Finding]] | None = None
+    # The vendor's own check of a tool name; it returns None to leave the name to the generic
+    # rule (the name pattern, the rewrite flowdebug's encoder makes, ``name_errors``).
+    name: Callable[[int, Tool], list[Finding] | None] | None = None
+    duplicate_tool: Rule | None = None  # fields {name}
+    empty_id: Rule | None = None  # a call without id; fields {sent}: the id the encoder sends
+    duplicate_id: Rule | None = None  # fields {id}, {first} (the first call's path)
+
+
+class ArgumentSlots(Protocol):
+    """Where a vendor's stream reader puts a tool call's argument fragments, one slot per
+    call in order (``players.assembly.ArgumentAssembler`` keeps them)."""
+
+    def open(self, key: Hashable) -> int:
+        """The slot of the call known by ``key`` (a new one at first sight)."""
+        ...
+
+    def is_open(self, key: Hashable) -> bool: ...
+    def append(self, key: Hashable, fragment: Any) -> None:
+        """Adds a text fragment to the call's arguments (anything else is ignored)."""
+        ...
+
+    def __len__(self) -> int: ...
+
+
+# Reads one raw stream event, feeding the argument fragments it carries into the slots.
+StreamArguments = Callable[[Any, ArgumentSlots], None]
+
+
+@dataclass(frozen=True)
+class SdkRewrite:
+    """A change the vendor's SDK is documented to make to a request body between the codec's
+    encoding and the wire (see reference/wire/README.md), so a live call does not flag it.
+
+    It matches a difference of kind ``change`` whose JSON path ``path`` matches (``search``);
+    ``same`` also asks both values to be equal once decoded (``base64``: the same bytes).
+    """
+
+    change: Literal["added", "removed", "changed", "renamed"]
+    path: re.Pattern[str]
+    reason: str
+    same: Literal["base64"] | None = None
+
+
+@dataclass(frozen=True)
 class Facts:
     """One vendor protocol, as the code outside its codec needs to know it."""
 
@@ -128,6 +189,15 @@ class Facts:
     name_errors: tuple[str, str] | None = None
     errors: ErrorShapes | None = None  # the vendor's error bodies (the emulator sends them)
     snippet: Snippet | None = None  # a replay script through the vendor's SDK
+    lint: LintRules = LintRules()  # the linter's rules that are code (``<vendor>/rules.py``)
+    stream_arguments: StreamArguments | None = None  # tool-call arguments growing in a stream
+    # The live player: the official Python SDK it sends through (None: no live player), the
+    # client method it calls (dotted, from the client), and the rewrites that SDK makes.
+    sdk: str | None = None
+    sdk_method: str | None = None
+    sdk_rewrites: tuple[SdkRewrite, ...] = ()
+    # The variable whose "Name: value" lines the SDK adds to every request's headers by itself.
+    sdk_headers_env: str | None = None
 
 
 _KNOWN: dict[str, Facts] = {}

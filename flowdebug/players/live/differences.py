@@ -2,8 +2,9 @@
 
 The codec's encoding is what flowdebug claims a vendor receives; the wire capture is what
 the SDK really sent. :func:`wire_differences` lists every place they disagree, and marks the
-changes an SDK is documented to make (see reference/wire/README.md) as expected, so only
-real disagreements are flagged.
+changes an SDK is documented to make (see reference/wire/README.md; each vendor declares its
+SDK's in its facts, ``Facts.sdk_rewrites``) as expected, so only real disagreements are
+flagged.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from flowdebug.protocols import PROTOCOLS
 
 Change = Literal["added", "removed", "changed", "renamed"]
 
@@ -127,48 +130,16 @@ def _stream_flag(protocol: str, d: Difference) -> str:
     return ""
 
 
-def _gemini_generation_config(protocol: str, d: Difference) -> str:
-    # google-genai serialises GenerateContentConfig into generationConfig even when empty.
-    if protocol == "gemini" and d.path == "$.generationConfig" and d.change == "added":
-        return "google-genai always sends generationConfig, empty when nothing is set"
+def _declared(protocol: str, d: Difference) -> str:
+    """A rewrite the vendor's facts declare for its SDK (``Facts.sdk_rewrites``)."""
+    codec = PROTOCOLS.get(protocol)
+    for rewrite in codec.facts.sdk_rewrites if codec is not None else ():
+        if rewrite.change != d.change or not rewrite.path.search(d.path):
+            continue
+        if rewrite.same == "base64" and (_b64(d.codec) is None or _b64(d.codec) != _b64(d.wire)):
+            continue
+        return rewrite.reason
     return ""
 
 
-def _gemini_system_role(protocol: str, d: Difference) -> str:
-    if protocol == "gemini" and d.path == "$.systemInstruction.role" and d.change == "added":
-        return "google-genai gives the system instruction the role user"
-    return ""
-
-
-def _gemini_snake_case(protocol: str, d: Difference) -> str:
-    # google-genai sends proto field names (snake_case) inside function declarations
-    # (parameters_json_schema, any_of, ...) and inside nested parts such as
-    # functionResponse.parts[].inline_data; proto3 JSON servers accept both spellings.
-    if protocol != "gemini" or d.change != "renamed":
-        return ""
-    if ".functionDeclarations[" in d.path:
-        return "google-genai spells function declaration fields in snake_case"
-    return "google-genai sends the proto field name; the API accepts both spellings"
-
-
-def _gemini_bytes(protocol: str, d: Difference) -> str:
-    # Bytes fields (thoughtSignature, inlineData.data) are bytes to the SDK; it re-encodes
-    # them as URL-safe base64, which proto3 JSON servers accept like the standard alphabet.
-    if (
-        protocol == "gemini"
-        and d.change == "changed"
-        and re.search(r"\.(thoughtSignature|data)$", d.path)
-        and _b64(d.codec) is not None
-        and _b64(d.codec) == _b64(d.wire)
-    ):
-        return "google-genai re-encodes bytes as URL-safe base64 (same bytes)"
-    return ""
-
-
-RULES: list[Rule] = [
-    _stream_flag,
-    _gemini_generation_config,
-    _gemini_system_role,
-    _gemini_snake_case,
-    _gemini_bytes,
-]
+RULES: list[Rule] = [_stream_flag, _declared]

@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 import httpx2
 
+from flowdebug.players.live.senders import sends_through
 from flowdebug.players.live.wire import Recording, recording_client
 
 if TYPE_CHECKING:
     from flowdebug.players.live.settings import LiveSettings
-
-DEFAULT_MODEL = "gemini-2.5-flash"
 
 
 def sdk_arguments(body: dict[str, Any]) -> tuple[list[Any], Any]:
@@ -36,10 +35,14 @@ def sdk_arguments(body: dict[str, Any]) -> tuple[list[Any], Any]:
     return contents, config
 
 
+@sends_through("google-genai")
 def send(
     body: dict[str, Any], settings: LiveSettings, key: str, recording: Recording, model: str
-) -> None:
-    """Call ``models.generate_content`` (or ``generate_content_stream``) for ``model``."""
+) -> list[str]:
+    """Call ``models.generate_content`` (or ``generate_content_stream``) for ``model``.
+
+    The SDK takes typed arguments, not a body: no key goes through ``extra_body``.
+    """
     from google import genai
     from google.genai import types
 
@@ -67,3 +70,4 @@ def send(
                 pass
         else:
             client.models.generate_content(model=model, contents=contents, config=config)
+    return []

@@ -6,18 +6,27 @@ Also the way to OpenAI-compatible local servers (Ollama, vLLM, LM Studio, llama.
 
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING, Any
 
 import httpx2
 
+from flowdebug.errors import UsageError
+from flowdebug.players.live.keys import withheld_headers
+from flowdebug.players.live.senders import sends_through
 from flowdebug.players.live.wire import Recording, recording_client, split_parameters
+from flowdebug.protocols import facts
 
 if TYPE_CHECKING:
     from flowdebug.players.live.settings import LiveSettings
 
 
-def send(body: dict[str, Any], settings: LiveSettings, key: str, recording: Recording) -> list[str]:
-    """POST ``body`` via ``chat.completions.create`` or ``responses.create``.
+@sends_through("openai")
+def send(
+    body: dict[str, Any], settings: LiveSettings, key: str, recording: Recording, model: str
+) -> list[str]:
+    """POST ``body`` through the client method the vendor's facts name
+    (``chat.completions.create``, ``responses.create``); ``model`` is in the body already.
 
     Returns the body keys this SDK has no parameter for (sent through ``extra_body``).
     """
@@ -30,15 +39,16 @@ def send(body: dict[str, Any], settings: LiveSettings, key: str, recording: Reco
             timeout=settings.timeout,
             max_retries=settings.max_retries,
             http_client=http,
+            default_headers=None if settings.trusted else _untrusted_headers(settings, key),
         )
         if not settings.trusted:
             # The SDK adds OPENAI_ORG_ID / OPENAI_PROJECT_ID from the server's environment:
             # they describe the host's account, not for a server someone typed in.
             client.organization = client.project = None
-        if settings.protocol == "openai-responses":
-            create: Any = client.responses.create
-        else:
-            create = client.chat.completions.create
+        method = facts(settings.protocol).sdk_method
+        if method is None:
+            raise UsageError(f"the facts of {settings.protocol!r} name no openai client method")
+        create: Any = operator.attrgetter(method)(client)
         kwargs, extra = split_parameters(create, body)
         if settings.stream:
             for _ in create(**kwargs, stream=True):
@@ -46,3 +56,14 @@ def send(body: dict[str, Any], settings: LiveSettings, key: str, recording: Reco
         else:
             create(**kwargs)
     return sorted(extra.get("extra_body", {}))
+
+
+def _untrusted_headers(settings: LiveSettings, key: str) -> dict[str, Any]:
+    """For a base URL that is not trusted: the typed key (or placeholder) as the only
+    Authorization (so one from ``OPENAI_CUSTOM_HEADERS`` is dropped), every other header of
+    that variable withheld."""
+    import openai
+
+    withheld = withheld_headers(settings.protocol, openai.Omit())
+    kept = {k: v for k, v in withheld.items() if k.lower() != "authorization"}
+    return {**kept, "Authorization": f"Bearer {key}"}

@@ -25,6 +25,7 @@ from flowdebug.errors import CodecError
 from flowdebug.model import Conversation
 from flowdebug.players.assembly import ArgumentAssembler, ArgumentSnapshot, assemble
 from flowdebug.players.base import PlayerTurn, WireExchange
+from flowdebug.players.live import senders
 from flowdebug.players.live.differences import wire_differences
 from flowdebug.players.live.errors import classify
 from flowdebug.players.live.settings import NO_KEY, LiveSettings
@@ -34,24 +35,19 @@ from flowdebug.protocols.base import ConversionWarning
 log = logging.getLogger(__name__)
 
 
+def _senders() -> None:
+    """Imports the sender modules, one per SDK: each registers itself
+    (:mod:`flowdebug.players.live.senders`). Imported on first use: they load an HTTP client."""
+    from flowdebug.players.live import anthropic, gemini, openai  # noqa: F401
+
+
 def _send(
     settings: LiveSettings, body: Any, key: str, recording: Recording, model: str
 ) -> list[str]:
-    """Make the SDK call; returns the body keys the SDK had no parameter for."""
-    match settings.protocol:
-        case "anthropic":
-            from flowdebug.players.live import anthropic as live_anthropic
-
-            return live_anthropic.send(body, settings, key, recording)
-        case "openai-chat" | "openai-responses":
-            from flowdebug.players.live import openai as live_openai
-
-            return live_openai.send(body, settings, key, recording)
-        case "gemini":
-            from flowdebug.players.live import gemini as live_gemini
-
-            live_gemini.send(body, settings, key, recording, model)
-    return []
+    """Make the SDK call through the sender of the vendor's SDK (its facts name it); returns
+    the body keys the SDK had no parameter for."""
+    _senders()
+    return senders.sender_for(settings.protocol)(body, settings, key, recording, model)
 
 
 def _untyped(protocol: str, keys: list[str]) -> list[ConversionWarning]:
@@ -93,7 +89,7 @@ def _exchange(
         ex.stream_events = capture.events
         ex.response = capture.events if capture.events is not None else _parse(ex.raw_response)
         if capture.events is not None:
-            ex.argument_snapshots = assemble(settings.protocol, capture.events)
+            ex.argument_snapshots = [*assemble(settings.protocol, capture.events)]
     return ex
 
 

@@ -20,6 +20,7 @@ from flowdebug.model import (
     ToolCall,
     ToolResult,
 )
+from flowdebug.protocols import wire_helpers
 from flowdebug.protocols.anthropic import hosted as anthropic_hosted
 from flowdebug.protocols.base import (
     Renamer,
@@ -28,6 +29,7 @@ from flowdebug.protocols.base import (
     foreign_signature,
     require,
 )
+from flowdebug.protocols.wire_helpers import with_extra
 
 PROTOCOL = "anthropic"
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
@@ -36,36 +38,18 @@ IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 
 
 def own(details: Details, w: Warnings, path: str) -> dict[str, Any]:
-    """Our own provider_details; warns once when another protocol's details are left behind."""
-    if not details:
-        return {}
-    others = sorted(k for k in details if k != PROTOCOL)
-    if others:
-        w.add(
-            "provider_details_dropped",
-            path,
-            f"{', '.join(others)} details have no Anthropic field and were dropped",
-        )
-    mine = details.get(PROTOCOL)
-    return dict(mine) if isinstance(mine, dict) else {}
+    """Anthropic's own provider_details (:func:`flowdebug.protocols.wire_helpers.own`)."""
+    return wire_helpers.own(PROTOCOL, details, w, path)
 
 
-def stash(obj: dict[str, Any], known: tuple[str, ...]) -> Details:
-    """The vendor-only fields of ``obj`` (those outside ``known``) as provider_details."""
-    extra = {k: v for k, v in obj.items() if k not in known and v is not None}
-    return {PROTOCOL: extra} if extra else None
-
-
-def with_extra(block: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    """``block`` plus stashed vendor fields; the canonical values win on a clash."""
-    for key, value in extra.items():
-        block.setdefault(key, value)
-    return block
+def stash(obj: dict[str, Any], handled: tuple[str, ...]) -> Details:
+    """The vendor-only fields of ``obj`` (those outside ``handled``), nulls left out."""
+    return wire_helpers.stash(PROTOCOL, obj, handled)
 
 
 def optional(obj: dict[str, Any], key: str, path: str, typ: type | tuple[type, ...]) -> Any:
     """``obj[key]`` checked against ``typ``, or None when the key is absent or null."""
-    return None if obj.get(key) is None else expect(PROTOCOL, obj[key], f"{path}.{key}", typ)
+    return wire_helpers.optional(PROTOCOL, obj, key, path, typ)
 
 
 # ----------------------------------------------------------------------------- encode parts

@@ -87,7 +87,8 @@ def _decode_message(
         if part is not None:
             parts.append(part)
     stop = optional(msg, "stop_reason", path, str)
-    extra: dict[str, Any] = dict((stash(msg, MESSAGE_FIELDS) or {}).get(PROTOCOL, {}))
+    stashed = (stash(msg, MESSAGE_FIELDS) or {}).get(PROTOCOL)
+    extra: dict[str, Any] = dict(stashed) if isinstance(stashed, dict) else {}
     if stop is not None and stop not in STOP_REASONS:
         extra["stop_reason"] = stop
     if "stop_details" in msg:  # kept even when null, so the Message comes back as it was

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 from flowdebug.protocols.anthropic import errors
+from flowdebug.protocols.anthropic.arguments import stream_arguments
+from flowdebug.protocols.anthropic.rules import LINT
 from flowdebug.protocols.facts import Facts, Fields, Snippet, Terms, register
 
 SNIPPET = Snippet(
@@ -62,5 +64,10 @@ FACTS = register(
             "tools.{i}.custom.name: String should match pattern '{pattern}'",
             "tools.{i}.custom.name: String should match pattern '{pattern}'",
         ),
+        lint=LINT,
+        stream_arguments=stream_arguments,
+        sdk="anthropic",
+        sdk_headers_env="ANTHROPIC_CUSTOM_HEADERS",
+        sdk_method="messages.create",
     )
 )

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from flowdebug.errors import CodecError
 from flowdebug.model import (
+    Details,
     HostedCall,
     HostedResult,
     Image,
@@ -36,6 +37,12 @@ from flowdebug.protocols.bedrock.wire import optional, stash
 
 Mode = Literal["auto", "required", "tool"]
 CHOICES: dict[str, Mode] = {"auto": "auto", "any": "required", "tool": "tool"}
+
+
+def _mine(details: Details) -> dict[str, Any]:
+    """Bedrock's own entry of ``details`` (empty when there is none)."""
+    mine = (details or {}).get(PROTOCOL)
+    return mine if isinstance(mine, dict) else {}
 
 
 def _one_key(block: Any, path: str, allowed: frozenset[str], what: str) -> tuple[str, Any]:
@@ -77,7 +84,7 @@ def _image(image: Any, path: str) -> Image:
         uri = require(PROTOCOL, expect(PROTOCOL, value, where, dict), "uri", where, str)
         rest = {k: v for k, v in value.items() if k != "uri"}
         if rest:
-            details = {PROTOCOL: {**(details or {}).get(PROTOCOL, {}), "s3Location": rest}}
+            details = {PROTOCOL: {**_mine(details), "s3Location": rest}}
         return Image(media_type=IMAGE_FORMATS[fmt], url=uri, provider_details=details)
     raise CodecError(PROTOCOL, f"{path}.source", f"unknown image source {kind!r}")
 
@@ -182,7 +189,7 @@ def decode_block(
                 )
             details = stash(value, ("toolUseId", "content", "status"))
             if status == "success":  # said out loud on the wire: kept so it comes back
-                details = {PROTOCOL: {**(details or {}).get(PROTOCOL, {}), "status": "success"}}
+                details = {PROTOCOL: {**_mine(details), "status": "success"}}
             return ToolResult(
                 call_id=call_id,
                 name=names.get(call_id),

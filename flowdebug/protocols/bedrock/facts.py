@@ -10,6 +10,7 @@ import re
 
 from flowdebug.model import StopReason
 from flowdebug.protocols.bedrock import errors
+from flowdebug.protocols.bedrock.arguments import stream_arguments
 from flowdebug.protocols.facts import Facts, Fields, Terms, TurnRules, register
 
 PROTOCOL = "bedrock"
@@ -152,5 +153,6 @@ FACTS = register(
         ),
         errors=errors,
         main_field="output",
+        stream_arguments=stream_arguments,
     )
 )

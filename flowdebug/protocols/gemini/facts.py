@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
-from flowdebug.protocols.facts import Facts, Fields, Snippet, Terms, register
+from flowdebug.protocols.facts import Facts, Fields, SdkRewrite, Snippet, Terms, register
 from flowdebug.protocols.gemini import errors
+from flowdebug.protocols.gemini.arguments import stream_arguments
+from flowdebug.protocols.gemini.rules import LINT
 
 # The payload is the REST body of generateContent; the SDK takes typed contents and a config
 # that flattens generationConfig next to systemInstruction, tools and toolConfig. Parsing
@@ -27,6 +29,43 @@ print(response.model_dump_json(indent=2, exclude_none=True))
 """,
     stdlib=("json", "os"),
     model_in_url=True,
+)
+
+# What google-genai changes in the codec's REST body on its way to the wire: it takes typed
+# Content and GenerateContentConfig and serialises them itself (players/live/gemini.py).
+SDK_REWRITES = (
+    # GenerateContentConfig is serialised into generationConfig even when empty.
+    SdkRewrite(
+        "added",
+        re.compile(r"^\$\.generationConfig$"),
+        "google-genai always sends generationConfig, empty when nothing is set",
+    ),
+    SdkRewrite(
+        "added",
+        re.compile(r"^\$\.systemInstruction\.role$"),
+        "google-genai gives the system instruction the role user",
+    ),
+    # Proto field names (snake_case) inside function declarations (parameters_json_schema,
+    # any_of, ...) and inside nested parts such as functionResponse.parts[].inline_data;
+    # proto3 JSON servers accept both spellings.
+    SdkRewrite(
+        "renamed",
+        re.compile(r"\.functionDeclarations\["),
+        "google-genai spells function declaration fields in snake_case",
+    ),
+    SdkRewrite(
+        "renamed",
+        re.compile(""),
+        "google-genai sends the proto field name; the API accepts both spellings",
+    ),
+    # Bytes fields are bytes to the SDK; it re-encodes them as URL-safe base64, which proto3
+    # JSON servers accept like the standard alphabet.
+    SdkRewrite(
+        "changed",
+        re.compile(r"\.(thoughtSignature|data)$"),
+        "google-genai re-encodes bytes as URL-safe base64 (same bytes)",
+        same="base64",
+    ),
 )
 
 FACTS = register(
@@ -85,5 +124,10 @@ FACTS = register(
             "64.",
         )
         * 2,
+        lint=LINT,
+        stream_arguments=stream_arguments,
+        sdk="google-genai",
+        sdk_method="models.generate_content",
+        sdk_rewrites=SDK_REWRITES,
     )
 )

@@ -37,7 +37,7 @@ from flowdebug.model import (
 )
 from flowdebug.protocols.base import (
     Warnings,
-    foreign_signature,
+    foreign_thinking,
     safe_call_id,
     safe_name,
 )
@@ -157,17 +157,13 @@ class Encoder:
                 assert_never(part)
 
     def _thinking(self, part: Thinking, path: str) -> dict[str, Any] | None:
-        if part.source not in (None, PROTOCOL) and part.signature is None and not part.redacted:
-            self.w.add(
-                "thinking_source_dropped",
-                f"{path}.source",
-                f"a Gemini thought part cannot say that {part.source} produced the reasoning; "
-                "it goes as a thought without a signature",
-            )
-        if foreign_signature(PROTOCOL, part, path, self.w):
-            if part.redacted:
-                return None
-            part = part.model_copy(update={"signature": None})
+        unsourced = (
+            "a Gemini thought part cannot say that {source} produced the reasoning; it goes as "
+            "a thought without a signature"
+        )
+        if (sent := foreign_thinking(PROTOCOL, part, path, self.w, unsourced)) is None:
+            return None
+        part = sent
         if part.redacted:
             self.w.add(
                 "thinking_dropped",

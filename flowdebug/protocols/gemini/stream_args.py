@@ -68,12 +68,13 @@ class _Call:
     def get(self, steps: list[str | int]) -> Any:
         node: Any = self.args
         for step in steps:
-            if (isinstance(step, int) and isinstance(node, list) and step < len(node)) or (
-                isinstance(step, str) and isinstance(node, dict) and step in node
-            ):
+            if isinstance(node, list) and isinstance(step, int) and step < len(node):
                 node = node[step]
-            else:
-                return None
+                continue
+            if isinstance(node, dict) and isinstance(step, str) and step in node:
+                node = node[step]
+                continue
+            return None
         return node
 
     def set(self, steps: list[str | int], value: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from flowdebug.protocols.facts import Facts, Fields, Terms, register
+from flowdebug.protocols.mcp.rules import LINT
 
 FACTS = register(
     Facts(
@@ -28,5 +29,6 @@ FACTS = register(
         name_chars="._-",
         id_rule=re.compile(r"^.{1,256}$", re.S),
         tool_title="MCP tool",
+        lint=LINT,
     )
 )

@@ -48,7 +48,8 @@ def with_task(result: ToolResult, created: Any, request: dict[str, Any] | None) 
     if request is not None:
         task["request"] = {k: v for k, v in request.items() if k in ("id", "params")}
     details = dict(result.provider_details or {})
-    details["mcp"] = {**dict(details.get("mcp") or {}), TASK_KEY: task}
+    mine = details.get("mcp")
+    details["mcp"] = {**(mine if isinstance(mine, dict) else {}), TASK_KEY: task}
     return result.model_copy(update={"provider_details": details})
 
 

@@ -151,11 +151,11 @@ class Transcript:
                 self.w.add("message_ignored", path, "tools/list failed; no tools declared")
                 return
             result_path = f"{path}.result"
-            expect(PROTOCOL, result, result_path, dict)
-            for tool in tools_of(result, result_path):
+            for tool in tools_of(expect(PROTOCOL, result, result_path, dict), result_path):
                 self.tools[tool.name] = tool
         elif method == "tools/call" and is_create_task_result(result):
-            self._created(msg_id, result, f"{path}.result")
+            created = expect(PROTOCOL, result, f"{path}.result", dict)
+            self._created(msg_id, created, f"{path}.result")
         elif method in ("tools/call", "tasks/result"):
             self._result(path, msg_id, msg)
         elif method in TASK_BOOKKEEPING:
@@ -198,8 +198,9 @@ class Transcript:
 
     def _status(self, task: dict[str, Any]) -> None:
         task_id, status = task.get("taskId"), task.get("status")
-        terminal = self.task_status.get(task_id) in TERMINAL  # terminal states never change
-        if isinstance(task_id, str) and isinstance(status, str) and not terminal:
+        if not isinstance(task_id, str) or not isinstance(status, str):
+            return
+        if self.task_status.get(task_id) not in TERMINAL:  # terminal states never change
             self.task_status[task_id] = status
 
     def _flush(self) -> None:

@@ -6,6 +6,8 @@ import re
 
 from flowdebug.protocols.facts import Facts, Fields, Snippet, Terms, register
 from flowdebug.protocols.openai_chat import errors
+from flowdebug.protocols.openai_chat.arguments import stream_arguments
+from flowdebug.protocols.openai_chat.rules import LINT
 
 SNIPPET = Snippet(
     "openai",
@@ -64,5 +66,10 @@ FACTS = register(
             "Invalid 'tools[{i}].function.name': string too long. Expected a string with "
             "maximum length {limit}, but got a string with length {length} instead.",
         ),
+        lint=LINT,
+        stream_arguments=stream_arguments,
+        sdk="openai",
+        sdk_headers_env="OPENAI_CUSTOM_HEADERS",
+        sdk_method="chat.completions.create",
     )
 )

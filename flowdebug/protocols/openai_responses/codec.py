@@ -334,8 +334,14 @@ def decode_response_object(
 
 
 # The request fields a Response echoes, as the canonical Conversation spells them.
-_ECHOED = ("instructions", "tools", "tool_choice", "parallel_tool_calls", "temperature")
-_ECHOED += ("max_output_tokens",)
+_ECHOED: tuple[str, ...] = (
+    "instructions",
+    "tools",
+    "tool_choice",
+    "parallel_tool_calls",
+    "temperature",
+    "max_output_tokens",
+)
 
 
 def _echo(payload: dict[str, Any], path: str) -> dict[str, Any]:
@@ -381,9 +387,11 @@ def _stop_reason(status: Any, incomplete: Any, output: list[Any]) -> StopReason 
         return None
     if status == "incomplete":
         reason = incomplete.get("reason") if isinstance(incomplete, dict) else None
-        return {"max_output_tokens": "max_tokens", "content_filter": "content_filter"}.get(
-            reason, "other"
-        )  # type: ignore[return-value]
+        stops: dict[Any, StopReason] = {
+            "max_output_tokens": "max_tokens",
+            "content_filter": "content_filter",
+        }
+        return stops.get(reason, "other")
     if status in ("failed", "cancelled"):
         return "other"
     items = [i for i in output if isinstance(i, dict)]

@@ -31,10 +31,13 @@ def _item_type(item: Any) -> str | None:
     if kind not in ("message", None) or not isinstance(item.get("role"), str):
         return None
     content = item.get("content")
-    typed = isinstance(content, list) and bool(content)
-    if typed and all(
-        isinstance(c, dict) and isinstance(c.get("type"), str) and c.get("type") in _PART_TYPES
-        for c in content
+    if (
+        isinstance(content, list)
+        and content
+        and all(
+            isinstance(c, dict) and isinstance(c.get("type"), str) and c.get("type") in _PART_TYPES
+            for c in content
+        )
     ):
         return "message"
     # {"type": "message", "role": ..., "content": "text"} is Responses-only too.

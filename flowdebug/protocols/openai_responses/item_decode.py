@@ -100,9 +100,9 @@ class ItemDecoder:
         if isinstance(content, str):
             parts.append(Text(text=content))
         for k, c in enumerate(content if isinstance(content, list) else []):
-            part = self._input_part(c, f"{path}.content[{k}]", ("input_text",))
-            if part is not None:
-                parts.append(part)
+            got = self._input_part(c, f"{path}.content[{k}]", ("input_text",))
+            if got is not None:
+                parts.append(got)
         if role == "user":
             self.turns.append(("user", None, parts))
         else:
@@ -159,6 +159,7 @@ class ItemDecoder:
         call_id = require(PROTOCOL, item, "call_id", path, str)
         name = require(PROTOCOL, item, "name", path, str)
         mine: dict[str, Any] = {}
+        arguments: dict[str, Any]
         item_id = item.get("id")
         if item["type"] == "custom_tool_call":
             # A custom tool is the caller's to run, like a function, but the model writes

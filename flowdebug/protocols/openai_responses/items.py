@@ -31,7 +31,7 @@ from flowdebug.model import (
 )
 from flowdebug.protocols.base import (
     Warnings,
-    foreign_signature,
+    foreign_thinking,
     safe_call_id,
     safe_name,
 )
@@ -246,17 +246,13 @@ class ItemEncoder:
     def reasoning(self, thinking: Thinking, path: str) -> dict[str, Any] | None:
         self.foreign(thinking, path)
         mine = own(thinking)
-        if thinking.source not in (None, PROTOCOL) and thinking.signature is None:
-            self.w.add(
-                "thinking_source_dropped",
-                f"{path}.source",
-                f"reasoning from {thinking.source} is sent as a Responses reasoning item; "
-                "which protocol issued it is not kept",
-            )
-        if foreign_signature(PROTOCOL, thinking, path, self.w):
-            if thinking.redacted:
-                return None
-            thinking = thinking.model_copy(update={"signature": None})
+        unsourced = (
+            "reasoning from {source} is sent as a Responses reasoning item; which protocol "
+            "issued it is not kept"
+        )
+        if (sent := foreign_thinking(PROTOCOL, thinking, path, self.w, unsourced)) is None:
+            return None
+        thinking = sent
         if thinking.redacted:
             self.w.add(
                 "redacted_flag_lost",
@@ -264,7 +260,8 @@ class ItemEncoder:
                 "redacted thinking sent as a reasoning item holding only "
                 "encrypted_content; it decodes as thinking with an empty summary",
             )
-            summary, encrypted = [], thinking.text
+            summary: list[str] = []
+            encrypted: str | None = thinking.text
         else:
             summary, encrypted = _summary(thinking, mine), thinking.signature
         item: dict[str, Any] = {

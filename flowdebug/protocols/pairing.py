@@ -4,15 +4,31 @@ A vendor looks for the results of a call turn in one place (the next user turn, 
 messages right after, the next content...): each protocol builds its ``Exchange``s, one per
 call turn with the results found in that place, and ``pair`` sorts every call and result into
 what a vendor can complain about: missing, late (present but elsewhere), unexpected (in the
-place, wrong id), stray (after no call turn), duplicate, reordered.
+place, wrong id), stray (after no call turn), duplicate, reordered. A vendor's table of
+:class:`~flowdebug.protocols.findings.Rule` by kind says how it answers each (:func:`report`).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from flowdebug.model import Message, ToolCall, ToolResult
+from flowdebug.protocols.findings import Finding, Rule
+
+# The kinds of mismatch pair finds and their finding codes; each vendor's table says how it
+# answers each kind (a kind it leaves out gives no finding). Templates see ``id`` (the call
+# id), ``call`` (the call's path) and ``ids`` (the calls of that turn left unanswered).
+CODES = {
+    "missing": "missing_result",
+    "late": "results_not_adjacent",
+    "unexpected": "result_without_call",
+    "stray": "result_without_call",
+    "duplicate": "duplicate_result",
+    "reordered": "results_reordered",
+}
+Rules = dict[str, Rule]
 
 
 @dataclass(frozen=True, order=True)
@@ -59,12 +75,14 @@ class Pairing:
 
 
 def calls_in(m: Message, i: int) -> list[Call]:
+    """The tool calls of message ``i`` with their sites (none unless it is the model's)."""
     if m.role != "assistant":
         return []
     return [(Site(i, j), p) for j, p in enumerate(m.parts) if isinstance(p, ToolCall)]
 
 
 def results_in(m: Message, i: int) -> list[Result]:
+    """The tool results of message ``i`` with their sites (none in the model's own turns)."""
     if m.role == "assistant":
         return []
     return [(Site(i, j), p) for j, p in enumerate(m.parts) if isinstance(p, ToolResult)]
@@ -77,6 +95,8 @@ def ends_history(messages: Sequence[Message], i: int) -> bool:
 
 
 def pair(exchanges: list[Exchange], messages: Sequence[Message]) -> Pairing:
+    """Sorts every call and result of ``messages`` by how it stands to the vendor's
+    ``exchanges``."""
     p = Pairing(exchange_of={site.index: ex for ex in exchanges for site, _ in ex.calls})
     placed: set[Site] = set()
     missing: list[Call] = []
@@ -122,3 +142,69 @@ def adjacent_exchanges(messages: Sequence[Message]) -> list[Exchange]:
                 k += 1
             exchanges.append(Exchange(calls, answers, pending=ends_history(messages, i)))
     return exchanges
+
+
+@dataclass
+class Turns:
+    """A history as a vendor that merges consecutive same-role messages into one turn sees it
+    (Anthropic, Bedrock): results travel in user turns, and the turn right after a call turn
+    is where they must be."""
+
+    turns: list[tuple[str, list[int]]]  # ("user" | "assistant", message indexes)
+    repeated: list[int]  # messages whose role repeats the one before, merged into its turn
+    exchanges: list[Exchange]  # each call turn with the results of the turn after it
+    # Where the answering turn has other content before a result: that content's site, the
+    # calls, and the answering turn's first message.
+    results_not_first: list[tuple[Site, list[Call], int]]
+
+
+def merged_turns(messages: Sequence[Message]) -> Turns:
+    """``messages`` (system messages aside) as merged turns, paired turn by turn."""
+    t = Turns([], [], [], [])
+    for i, m in (im for im in enumerate(messages) if im[1].role != "system"):
+        role = "assistant" if m.role == "assistant" else "user"
+        if t.turns and t.turns[-1][0] == role:
+            if messages[t.turns[-1][1][-1]].role == m.role:
+                t.repeated.append(i)
+            t.turns[-1][1].append(i)
+        else:
+            t.turns.append((role, [i]))
+    for (_, turn), (_, nxt) in itertools.zip_longest(t.turns, t.turns[1:], fillvalue=("", [])):
+        if not (calls := [c for i in turn for c in calls_in(messages[i], i)]):
+            continue
+        answers = [r for i in nxt for r in results_in(messages[i], i)]
+        pending = ends_history(messages, calls[-1][0].index)
+        t.exchanges.append(Exchange(calls, answers, pending=pending))
+        parts = [(Site(i, j), part) for i in nxt for j, part in enumerate(messages[i].parts)]
+        other = next((s for s, part in parts if not isinstance(part, ToolResult)), None)
+        if other and any(isinstance(part, ToolResult) and s > other for s, part in parts):
+            t.results_not_first.append((other, calls, nxt[0]))
+    return t
+
+
+def answers_path(ex: Exchange) -> str:
+    """The message holding a call turn's results (the first one, when they span several)."""
+    return f"messages[{ex.answers[0][0].index}]"
+
+
+def report(protocol: str, rules: Rules, p: Pairing) -> list[Finding]:
+    """The findings of pairing ``p`` under a vendor's table of rules by kind of mismatch."""
+    out: list[Finding] = []
+
+    def emit(kind: str, path: str, **fields: str) -> None:
+        if rule := rules.get(kind):
+            out.append(rule.at(CODES[kind], path, protocol, **fields))
+
+    for site, c in p.missing:
+        emit("missing", site.path, id=c.id, ids=p.exchange_of[site.index].unanswered_ids())
+    for (call_site, c), (site, _) in p.late:
+        ids = p.exchange_of[call_site.index].unanswered_ids()
+        emit("late", site.path, id=c.id, call=call_site.path, ids=ids)
+    for kind, results in (("unexpected", p.unexpected), ("stray", p.strays)):
+        for site, r in results:
+            emit(kind, site.path, id=r.call_id)
+    for _, (site, r) in p.duplicates:
+        emit("duplicate", site.path, id=r.call_id)
+    for ex in p.reordered:
+        emit("reordered", answers_path(ex))
+    return out
