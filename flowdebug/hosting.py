@@ -26,6 +26,9 @@ from flowdebug.errors import UsageError
 
 SHARED_ENV = "FLOWDEBUG_SHARED"
 DISABLE_CODE_ENV = "FLOWDEBUG_DISABLE_CODE_HANDLERS"
+# A shared server's host may let code handlers run when the child is isolated from the
+# server (``1``), or even when it is not (``unisolated``): see flowdebug.engine.isolation.
+SHARED_CODE_ENV = "FLOWDEBUG_SHARED_CODE_HANDLERS"
 ALLOWED_MCP_URLS_ENV = "FLOWDEBUG_ALLOWED_MCP_URLS"
 MAX_TIMEOUT_ENV = "FLOWDEBUG_MAX_TOOL_TIMEOUT"
 MAX_MEMORY_ENV = "FLOWDEBUG_MAX_CODE_MEMORY_MB"

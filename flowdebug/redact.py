@@ -12,7 +12,9 @@ Two rules, applied to JSON on its way out:
   (one typed in the sidebar) are replaced wherever they occur, in any text.
 
 A URL's own credentials (``https://user:pass@host``, ``?key=...``, ``&token=...``) are
-removed by :func:`strip_url_credentials` wherever flowdebug shows or keeps a URL it was given.
+removed by :func:`strip_url_credentials` wherever flowdebug shows or keeps a URL it was given,
+and by :func:`redact_text` from every URL quoted in what the store and the exports write (a
+live base URL, an MCP server's URL, a URL in a result).
 """
 
 from __future__ import annotations
@@ -95,14 +97,15 @@ def redact_names(value: Any) -> Any:
 
 
 def redact_text(text: str, secrets: list[str] | None = None) -> str:
-    """``text`` with every secret value replaced; JSON-escaped forms too."""
+    """``text`` with every secret value replaced (JSON-escaped forms too) and the
+    credentials of every URL it quotes removed (:func:`strip_urls_in_text`)."""
     for secret in secret_values() if secrets is None else secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
         escaped = json.dumps(secret)[1:-1]
         if escaped != secret and escaped in text:
             text = text.replace(escaped, REDACTED)
-    return text
+    return strip_urls_in_text(text)
 
 
 def redact_json_text(text: str, secrets: list[str] | None = None, names: bool = True) -> str:
@@ -120,8 +123,12 @@ def redact_value(value: Any) -> Any:
     return json.loads(redact_json_text(text))
 
 
-# A URL inside free text: what an error message or a log line may quote.
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
+# A URL inside free text or JSON text: what an error message, a log line, a stored tool's MCP
+# server or a tool result may quote. No backslash inside: in JSON text a URL then stops before
+# any escape, so rewriting it cannot break the JSON around it.
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`\\]+")
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
+_URL_STOP = frozenset(" \t\r\n\f\v\"'<>`\\")
 # Query parameters that carry a credential, beyond the names :func:`is_secret_name` knows.
 _SECRET_PARAMS = frozenset({"sig", "signature"})
 
@@ -155,10 +162,40 @@ def _secret_param(name: str) -> bool:
 
 
 def strip_urls_in_text(text: str) -> str:
-    """``text`` with :func:`strip_url_credentials` applied to every URL it quotes."""
-    if "://" not in text:
+    """``text`` with :func:`strip_url_credentials` applied to every URL it quotes. Linear,
+    and at memory speed when no URL carries an ``@`` or a query: it runs on every text the
+    store and the exports write."""
+    at = text.find("://")
+    if at < 0:
         return text
-    return _URL.sub(lambda m: strip_url_credentials(m.group(0)), text)
+    pieces, done = [], 0
+    while at >= 0:
+        start = at
+        while start > done and text[start - 1] in _SCHEME_CHARS:
+            start -= 1
+        end = at + 3
+        while end < len(text) and text[end] not in _URL_STOP:
+            end += 1
+        url = text[start:end]
+        if start < at and _may_hold_credentials(url) and _URL.fullmatch(url):
+            clean = strip_url_credentials(url)
+            if clean != url:
+                pieces += [text[done:start], clean]
+                done = end
+        at = text.find("://", end)
+    return "".join([*pieces, text[done:]]) if pieces else text
+
+
+# Words every credential query parameter :func:`_secret_param` knows contains.
+_PARAM_WORDS = ("key", "token", "secret", "pass", "auth", "sig", "cred", "bearer", "cookie")
+
+
+def _may_hold_credentials(url: str) -> bool:
+    """A cheap test before parsing: a user part, or a query naming a credential."""
+    if "@" in url:
+        return True
+    query = url.partition("?")[2].lower()
+    return "=" in query and any(word in query for word in _PARAM_WORDS)
 
 
 def url_secrets(url: str) -> list[str]:

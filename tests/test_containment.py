@@ -14,6 +14,7 @@ from flowdebug import hosting
 from flowdebug.engine.canned_handlers import MAX_FIELD_WIDTH, Rule, RulesHandler, TemplateHandler
 from flowdebug.engine.handler_io import ToolContext
 from flowdebug.engine.handlers import CodeHandler
+from flowdebug.engine.isolation import ISOLATION_ENV
 from flowdebug.engine.sandbox import run_code
 
 
@@ -76,7 +77,10 @@ def test_output_written_past_sys_stdout_is_capped_in_bytes_and_stops_the_child()
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
-def test_a_detached_grandchild_dies_with_the_call_that_returned():
+def test_a_detached_grandchild_dies_with_the_call_that_returned(monkeypatch):
+    # The grandchild's pid is read from inside the sandbox: the same as the host's only
+    # without a pid namespace (tests/test_sandbox_isolation.py covers the other modes).
+    monkeypatch.setenv(ISOLATION_ENV, "none")
     threads = threading.active_count()
     started = time.monotonic()
     res = run_code(DETACHED, {}, timeout=20)
@@ -88,7 +92,10 @@ def test_a_detached_grandchild_dies_with_the_call_that_returned():
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
-def test_a_detached_grandchild_dies_at_the_timeout_and_no_thread_is_left_waiting():
+def test_a_detached_grandchild_dies_at_the_timeout_and_no_thread_is_left_waiting(monkeypatch):
+    # The grandchild's pid is read from inside the sandbox: the same as the host's only
+    # without a pid namespace (tests/test_sandbox_isolation.py covers the other modes).
+    monkeypatch.setenv(ISOLATION_ENV, "none")
     threads = threading.active_count()
     started = time.monotonic()
     res = run_code(DETACHED, {"hang": True}, timeout=1.5)

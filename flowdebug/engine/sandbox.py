@@ -7,14 +7,17 @@ person's ``handler(args)``, calls it and writes the result as one marker line on
 whatever the handler printed.
 
 What the child gets: a minimal environment with nothing that looks like a secret (``HOME`` and
-``TMPDIR`` are its own fresh temporary working directory), limits on its address space (the
-host's ceiling when the handler asks for none), processes and file size, no core dumps, and a
-wall-clock limit. The parent reads its output in bytes, up to the host's caps, and kills it
-past them; when the call ends (returned, timed out, over a cap) the child's session and every
-process carrying its mark are killed, so nothing it started outlives it. This protects the
-debugger from hangs, floods, fork bombs and leaked API keys; it is not a security boundary
-against hostile code (the child runs as the server's user and can read what that user can,
-``/proc/<server>/environ`` included): shared servers refuse code handlers altogether.
+``TMPDIR`` are its own fresh temporary directory), limits on its address space (the host's
+ceiling when the handler asks for none), processes and file size, no core dumps,
+``no_new_privs``, and a wall-clock limit. The parent reads its output in bytes, up to the
+host's caps, and kills it past them; when the call ends (returned, timed out, over a cap) the
+child and everything it started are killed (its user id, its pid namespace, its session, its
+descendants, every process carrying its mark), so nothing outlives it and no thread waits.
+
+How far it is kept from the server (its environment, memory, files, network) depends on the
+isolation mode (:mod:`flowdebug.engine.isolation`): ``bwrap``, ``user`` or ``none``. In
+``none`` the child runs as the server's user and can read what that user can, so a shared
+server refuses code handlers there unless its host says otherwise.
 """
 
 from __future__ import annotations
@@ -26,16 +29,16 @@ import os
 import selectors
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 from flowdebug import hosting
-from flowdebug.engine import sandbox_child
+from flowdebug.engine import isolation, sandbox_child
 from flowdebug.engine.sandbox_child import OUTPUT_LIMIT
 from flowdebug.redact import SECRET_NAME
 
@@ -101,10 +104,13 @@ def disable_code_handlers(disabled: bool = True) -> None:
 
 
 def code_handlers_enabled() -> bool:
-    """False on a deployment that refuses to run code typed by a person: a shared server
-    (``FLOWDEBUG_SHARED=1``) or ``FLOWDEBUG_DISABLE_CODE_HANDLERS=1``."""
+    """False on a deployment that refuses to run code typed by a person:
+    ``FLOWDEBUG_DISABLE_CODE_HANDLERS=1``, or a shared server (``FLOWDEBUG_SHARED=1``) whose
+    host did not let them run (:func:`flowdebug.engine.isolation.shared_code_allowed`)."""
     env = os.environ.get(DISABLE_ENV, "").strip().lower()
-    return not (_disabled_here or hosting.shared() or env in ("1", "true", "yes", "on"))
+    if _disabled_here or env in ("1", "true", "yes", "on"):
+        return False
+    return not hosting.shared() or isolation.shared_code_allowed()
 
 
 def run_code(
@@ -120,45 +126,62 @@ def run_code(
     """
     if not code_handlers_enabled():
         return SandboxResult("error", error=DISABLED_MESSAGE)
+    resolution = isolation.current()
+    if resolution.error:
+        return SandboxResult("error", error=f"code handlers cannot run here: {resolution.error}")
     limits = hosting.limits()
     timeout = min(timeout, limits.timeout)
     marker = f"@@flowdebug-result-{uuid.uuid4().hex}@@"
     mark = uuid.uuid4().hex
-    request = json.dumps(
-        {
-            "source": source,
-            "arguments": arguments,
-            "memory_mb": hosting.clamp_memory_mb(memory_mb),
-            "processes": limits.processes,
-            "file_bytes": limits.file_bytes,
-            "marker": marker,
-        }
-    )
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="flowdebug-code-", ignore_cleanup_errors=True) as cwd:
         # -I: ignore PYTHON* variables and the user site; -u: unbuffered, so what the handler
-        # printed before a crash still reaches us.
-        proc = subprocess.Popen(
-            [sys.executable, "-I", "-u", "-X", "utf8", os.path.abspath(sandbox_child.__file__)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=scrubbed_env(home=cwd, mark=mark),
-            cwd=cwd,
-            start_new_session=os.name == "posix",  # its own session and process group
+        # printed before a crash still reaches us; -c: the launcher needs no file it can read.
+        launcher = ["-I", "-u", "-X", "utf8", "-c", _launcher_source()]
+        plan = isolation.plan(resolution, launcher, cwd)
+        request = json.dumps(
+            {
+                "source": source,
+                "arguments": arguments,
+                "memory_mb": hosting.clamp_memory_mb(memory_mb),
+                "processes": limits.processes,
+                "file_bytes": limits.file_bytes,
+                "marker": marker,
+                "drop_to": plan.drop_to,
+                "unshare_net": plan.unshare_net,
+                "sweep_all": plan.sweep_all,
+            }
         )
+        try:
+            proc = subprocess.Popen(
+                plan.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=scrubbed_env(home=plan.home, mark=mark),
+                cwd=cwd,
+                start_new_session=os.name == "posix",  # its own session and process group
+                **plan.popen,
+            )
+        except OSError as exc:
+            isolation.release_uid(plan.uid)
+            return SandboxResult("error", error=f"the code handler could not start: {exc}")
         _running.add(proc)
         try:
             out, err, ending = _exchange(proc, request.encode(), timeout, limits)
         finally:
             # Whatever the child left behind (a detached grandchild holding its stdout) ends
             # with the call: nothing outlives it, and no pipe is left for anyone to wait on.
-            _kill_tree(proc, mark)
+            _kill_tree(proc, mark, plan.uid)
             _running.discard(proc)
+            isolation.release_uid(plan.uid)
     elapsed = (time.perf_counter() - started) * 1000
     stdout = out.decode("utf-8", "replace")
     stderr = err.decode("utf-8", "replace")[-OUTPUT_LIMIT:]
-    base = {"pid": proc.pid, "exit_code": proc.returncode, "duration_ms": elapsed}
+    code = proc.returncode
+    if plan.mode == "bwrap" and code is not None and code > 128:
+        code = 128 - code  # bubblewrap exits 128+N when its child died of signal N
+    base = {"pid": proc.pid, "exit_code": code, "duration_ms": elapsed}
     if ending == "timeout":
         return SandboxResult("timeout", stdout=stdout, stderr=stderr, **base)
     if ending != "exited":
@@ -182,6 +205,12 @@ def run_code(
             **base,
         )
     return SandboxResult("ok", value=reply["value"], stdout=printed, stderr=stderr, **base)
+
+
+@cache
+def _launcher_source() -> str:
+    with open(sandbox_child.__file__, encoding="utf-8") as f:
+        return f.read()
 
 
 def _size(n: int) -> str:
@@ -270,27 +299,34 @@ def _exited(proc: subprocess.Popen[bytes]) -> bool:
         return True
 
 
-def _kill_tree(proc: subprocess.Popen[bytes], mark: str) -> None:
-    """Kill the child, its process group and session, and every process carrying its mark;
-    then reap the child and close the pipes."""
+def _kill_tree(proc: subprocess.Popen[bytes], mark: str, uid: int | None) -> None:
+    """Kill the child, its process group and session, its descendants, every process of its
+    own user id (``uid``) and every process carrying its mark; then reap the child and close
+    the pipes."""
     if os.name == "posix":
         # Sweep until none is left alive: a process may fork while its siblings are killed,
         # and a killed one stays listed until the kernel has torn it down (bounded: 2 s).
+        # The child itself goes last: while it lives, orphans are its children (it is their
+        # subreaper), so none slips out of the tree to init.
         give_up = time.monotonic() + 2.0
         while True:
-            found = _marked(proc.pid, mark)
-            with _quiet():
-                os.killpg(proc.pid, signal.SIGKILL)
+            found = isolation.tree(proc.pid, f"{MARK_ENV}={mark}", uid)
             for pid in found:
                 with _quiet():
                     os.kill(pid, signal.SIGKILL)
             if not found or time.monotonic() > give_up:
                 break
             time.sleep(0.01)
+        with _quiet():
+            os.killpg(proc.pid, signal.SIGKILL)
     with _quiet():
         proc.kill()
     with _quiet():
         proc.wait(timeout=5)
+    if uid is not None:  # what it forked while dying
+        for pid in isolation.tree(proc.pid, f"{MARK_ENV}={mark}", uid):
+            with _quiet():
+                os.kill(pid, signal.SIGKILL)
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         if stream is not None:
             with _quiet():
@@ -300,35 +336,6 @@ def _kill_tree(proc: subprocess.Popen[bytes], mark: str) -> None:
 def _quiet() -> contextlib.suppress:
     """Ignore the errors of killing and closing what may already be gone."""
     return contextlib.suppress(OSError, subprocess.TimeoutExpired)
-
-
-def _marked(session: int, mark: str) -> list[int]:
-    """Live processes (not this one) in the child's session or with its mark in their
-    environment, from /proc (nothing where there is no /proc)."""
-    needle = f"{MARK_ENV}={mark}".encode()
-    found = []
-    try:
-        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
-    except OSError:
-        return []
-    for pid in pids:
-        if pid == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                stat = f.read()
-            fields = stat[stat.rindex(b")") + 2 :].split()
-            if fields[0] in (b"Z", b"X"):
-                continue
-            if int(fields[3]) == session:
-                found.append(pid)
-                continue
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                if needle in f.read().split(b"\0"):
-                    found.append(pid)
-        except (OSError, ValueError, IndexError):
-            continue
-    return found
 
 
 @atexit.register

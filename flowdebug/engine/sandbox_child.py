@@ -1,22 +1,28 @@
 """The child side of a code handler's run: this file run as a script (``python -I
 sandbox_child.py``) by :func:`flowdebug.engine.sandbox.run_code`.
 
-It reads ``{"source", "arguments", "memory_mb", "processes", "file_bytes", "marker"}`` as JSON
-on stdin, limits its own resources, defines the person's ``handler(args)``, calls it and writes
-the result as one marker line on stdout after whatever the handler printed (each stream kept
-to :data:`OUTPUT_LIMIT` characters).
+It reads ``{"source", "arguments", "memory_mb", "processes", "file_bytes", "marker"}`` (and
+how to contain itself: ``drop_to``, ``unshare_net``, ``sweep_all``) as JSON on stdin, contains
+itself (:func:`_contain`), limits its own resources, defines the person's ``handler(args)``,
+calls it, kills every process the handler left (:func:`_sweep`) and writes the result as one
+marker line on stdout after whatever the handler printed (each stream kept to
+:data:`OUTPUT_LIMIT` characters). It may be run from its text (``python -I -c``), so it needs
+no file of its own.
 
 Only the standard library is imported here so the child starts fast.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 from typing import Any
 
 OUTPUT_LIMIT = 64_000  # characters of stdout/stderr kept from a child
+PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36
+NEW_NET = 0x10000000 | 0x40000000  # unshare(2): a user namespace and a network namespace
 
 
 class _Bounded:
@@ -51,6 +57,77 @@ def _limit_resources(memory_mb: int, processes: int, file_bytes: int) -> None:
     if os.geteuid() != 0:
         n = _user_tasks() + processes
         resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
+
+
+def _contain(request: dict[str, Any]) -> Any:
+    """Before any of the person's code runs: no set-uid program may raise its privileges;
+    orphans of the handler's processes become this process's children (so :func:`_sweep` and
+    the parent find them after a ``setsid`` and a double fork); then become ``drop_to`` (a
+    user of its own) when started as root. Returns libc (None off Linux)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "could not set no_new_privs")
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    uid = request.get("drop_to")
+    if uid is not None and os.geteuid() == 0:
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+    return libc
+
+
+def _unshare_net(libc: Any) -> None:
+    """A network namespace of our own, with nothing in it: no socket reaches anything."""
+    import ctypes
+
+    if libc is None or libc.unshare(NEW_NET) != 0:
+        raise OSError(ctypes.get_errno() if libc else 0, "could not isolate the network")
+
+
+def _sweep(everything: bool) -> None:
+    """Kill what the handler started. ``everything``: every process this one may signal is
+    the call's own (a user id or a pid namespace of its own); else its descendants."""
+    import signal
+
+    if everything:
+        with contextlib.suppress(OSError):
+            os.kill(-1, signal.SIGKILL)  # all we may signal but ourselves, in one step
+        return
+    for _ in range(200):  # until none is left (a process may fork while we kill)
+        found = _descendants(os.getpid())
+        if not found:
+            return
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _descendants(root: int) -> list[int]:
+    """Live processes below ``root``, from /proc."""
+    parents: dict[int, int] = {}
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rpartition(b")")[2].split()
+        except OSError:
+            continue
+        if fields and fields[0] not in (b"Z", b"X"):
+            parents[pid] = int(fields[1])
+    below, todo = [], [root]
+    while todo:
+        parent = todo.pop()
+        kids = [p for p, pp in parents.items() if pp == parent]
+        below += kids
+        todo += kids
+    return below
 
 
 def _user_tasks() -> int:
@@ -99,12 +176,22 @@ def _child_main() -> None:
     import faulthandler
 
     faulthandler.enable()  # a segfault prints the Python stack on stderr before dying
+    os.environ.pop("PWD", None)  # bubblewrap's --chdir sets it; the parent passes none
     request = json.loads(sys.stdin.read())
     real_stdout, marker = sys.stdout, request["marker"]
     sys.stdout = _Bounded(real_stdout, OUTPUT_LIMIT)
     sys.stderr = _Bounded(sys.stderr, OUTPUT_LIMIT)
     try:
+        libc = _contain(request)
         _limit_resources(request["memory_mb"], request["processes"], request["file_bytes"])
+        if request.get("unshare_net"):  # after the limits: it hides our uid from /proc
+            _unshare_net(libc)
+    except BaseException as exc:  # not contained: the person's code does not run
+        reply = json.dumps({"error": f"sandbox: {exc}", "traceback": ""})
+        real_stdout.write(marker + reply)
+        real_stdout.flush()
+        return
+    try:
         value = _call_handler(request["source"], request["arguments"])
     except BaseException as exc:  # the person's code may raise anything, SystemExit included
         reply = json.dumps(_error_reply(exc), ensure_ascii=False)
@@ -114,6 +201,7 @@ def _child_main() -> None:
         except (TypeError, ValueError) as exc:
             error = f"TypeError: handler returned {type(value).__name__}, which is not JSON ({exc})"
             reply = json.dumps({"error": error, "traceback": ""}, ensure_ascii=False)
+    _sweep(bool(request.get("sweep_all")))
     real_stdout.write(marker + reply)
     real_stdout.flush()
 
