@@ -14,6 +14,7 @@ from flowdebug.render import Style, to_png, to_svg
 from flowdebug.views.debugger import PHASE_TITLES, edited_arguments, explain, graphs, phase_now
 from flowdebug.views.history import part_summary
 from pages import actions, common, projector
+from pages import graphs as drawing
 
 common.sidebar()
 s = common.session()
@@ -196,23 +197,43 @@ if isinstance(s.player, ManualPlayer) and state.next_phase == "request" and stat
 
 # -- the graphs -----------------------------------------------------------------------------
 chosen = common.chosen_protocols()
-# Two graphs a row, also for a projector: the room compares vendors side by side. Graphs
-# scale to their column, so one a row gives the largest type.
 per_row = st.session_state.get("per_row", min(2, len(chosen) or 1))
 show_all = st.session_state.get("show_all", False)
+if "show_stream" not in st.session_state:  # a streamed player shows its deltas from the start
+    st.session_state.show_stream = bool(st.session_state.get("live_stream", False))
 
-# Settings first: below five graphs they were a long scroll away.
+# Settings first: below the graphs they were a long scroll away.
 left, right = st.columns(2)
 with left, st.expander("Graph layout", key="layout_open", on_change="rerun"):
-    st.slider(
-        "Graphs per row",
-        1,
-        5,
-        key="per_row",
-        value=per_row,
-        help="One a row gives the largest type; two keep vendors side by side",
+    st.radio(
+        "Layout",
+        ["aligned", "separate"],
+        key="graph_layout",
+        horizontal=True,
+        format_func={
+            "aligned": "Aligned (vendors share rows)",
+            "separate": "Separate graphs",
+        }.get,
+        help="Aligned: the same event on the same row for every vendor. Separate: one "
+        "graph per vendor, each laid out on its own",
     )
+    separate = st.session_state.get("graph_layout") == "separate"
+    if separate:
+        st.slider(
+            "Graphs per row",
+            1,
+            5,
+            key="per_row",
+            value=per_row,
+            help="One a row gives the largest type; two keep vendors side by side",
+        )
     st.checkbox("Show the whole trace (slow for long sessions)", key="show_all")
+    st.checkbox(
+        "Show streamed arguments",
+        key="show_stream",
+        help="Each vendor's stream of the model's turn: the call's arguments assemble from "
+        "their deltas under the arrow that carries them",
+    )
 # Keyed, so it stays open across the reruns a Run makes (the elements above it change).
 with right, st.expander("Breakpoints (Run stops here)", key="bp_open", on_change="rerun"):
     tools = s.state.toolset.names
@@ -243,40 +264,46 @@ with right, st.expander("Breakpoints (Run stops here)", key="bp_open", on_change
         s.set_breakpoints(wanted)
 
 # The presenter style is laid out for one graph the width of the screen; two or more a row
-# get the pair style: larger type in compact lanes, scaled up to their columns.
+# get the pair style: larger type in compact lanes. The aligned view uses the pair style at
+# its natural size, so two vendors stand side by side with type of 20 px.
+separate = st.session_state.get("graph_layout") == "separate"
 style = (
-    (Style.presenter() if per_row == 1 else Style.presenter_pair())
+    (Style.presenter() if separate and per_row == 1 else Style.presenter_pair())
     if common.presenter()
     else Style()
 )
-common.graph_css(style)
-drawn = graphs(state, chosen, style=style, window=None if show_all else 60)
+window = None if show_all else 60
 if not state.events:
     st.caption("Press **Step** to send the first request; arrows appear as the cycle runs.")
-for row in range(0, len(drawn), per_row):
-    cols = st.columns(per_row)
-    for col, g in zip(cols, drawn[row : row + per_row], strict=False):
-        with col:
-            st.graphviz_chart(g.dot, width="stretch")
-            if g.caption:  # the vendor's whole message: the arrow carries its first words
-                st.error(common.literal(g.caption), icon="⛔")
-            exports = [
-                ("SVG", lambda d=g.dot: to_svg(d), "svg", "image/svg+xml"),
-                ("PNG", lambda d=g.dot: to_png(d), "png", "image/png"),
-                ("Mermaid", g.mermaid, "mmd", "text/plain"),
-            ]
-            buttons = st.container(horizontal=True, gap="small")  # wraps in a narrow column
-            for label, data, ext, mime in exports:
-                buttons.download_button(
-                    label,
-                    data=data,
-                    file_name=f"flowdebug-{g.protocol}.{ext}",
-                    mime=mime,
-                    key=f"{ext}_{g.protocol}",
-                    on_click="ignore",
-                )
-            if g.hidden:
-                st.caption(f"{g.hidden} earlier events hidden — tick *Show the whole trace*.")
+if not separate:
+    drawing.draw_aligned(state, chosen, style, window)
+else:
+    common.graph_css(style)
+    drawn = graphs(state, chosen, style=style, window=window)
+    for row in range(0, len(drawn), per_row):
+        cols = st.columns(per_row)
+        for col, g in zip(cols, drawn[row : row + per_row], strict=False):
+            with col:
+                st.graphviz_chart(g.dot, width="stretch")
+                if g.caption:  # the vendor's whole message: the arrow carries its first words
+                    st.error(common.literal(g.caption), icon="⛔")
+                exports = [
+                    ("SVG", lambda d=g.dot: to_svg(d), "svg", "image/svg+xml"),
+                    ("PNG", lambda d=g.dot: to_png(d), "png", "image/png"),
+                    ("Mermaid", g.mermaid, "mmd", "text/plain"),
+                ]
+                buttons = st.container(horizontal=True, gap="small")  # wraps in a narrow column
+                for label, data, ext, mime in exports:
+                    buttons.download_button(
+                        label,
+                        data=data,
+                        file_name=f"flowdebug-{g.protocol}.{ext}",
+                        mime=mime,
+                        key=f"{ext}_{g.protocol}",
+                        on_click="ignore",
+                    )
+                if g.hidden:
+                    st.caption(f"{g.hidden} earlier events hidden — tick *Show the whole trace*.")
 
 # -- the history so far -----------------------------------------------------------------------
 # Drawn only when asked for: long histories would slow every step down.

@@ -26,8 +26,9 @@ CSS_CONTROLS = """
 # Runs in the page itself (st.html, not iframed). Clicker keys press the Debugger's Step and
 # Undo buttons (installed once per tab; on other pages, where those buttons are missing, the
 # keys scroll as usual, and never while a field, list or slider has the focus). After a
-# step, the view follows the lit arrows: the first graph's highlighted labels are scrolled
-# to the middle of what the control bar leaves, for a few seconds while the graphs redraw.
+# step, the view follows the lit arrows: the highlighted labels of the aligned view (or of the
+# first separate graph) are scrolled to the middle of what the control bar leaves, for a few
+# seconds while the graphs redraw.
 _FOLLOW = """
 <script>
 (() => {
@@ -53,12 +54,27 @@ _FOLLOW = """
   const seen = window.__fdStep;
   window.__fdStep = step;
   if (seen === undefined || seen === step) return;
+  // Following ends after 3 s, or as soon as the person scrolls or clicks on their own: the
+  // view never fights them. __fdFollowing says whether it is still going (tests wait on it).
+  const stop = () => { clearInterval(window.__fdFollow); window.__fdFollowing = false; };
+  if (!window.__fdHands) {
+    window.__fdHands = true;
+    for (const kind of ["wheel", "touchstart", "mousedown"]) {
+      document.addEventListener(kind, () => { if (window.__fdFollowing) stop(); },
+        {passive: true, capture: true});
+    }
+  }
   clearInterval(window.__fdFollow);
+  window.__fdFollowing = true;
   const until = Date.now() + 3000;
   window.__fdFollow = setInterval(() => {
-    if (Date.now() > until) return clearInterval(window.__fdFollow);
+    if (Date.now() > until) return stop();
+    // The aligned view's lit labels (every vendor's sit on the same rows), else the first
+    // separate graph's.
+    const aligned = document.querySelector("svg.fd-aligned");
     const chart = document.querySelector("[data-testid='stGraphVizChart'] svg");
-    const lit = chart ? chart.querySelectorAll("polygon[fill='%s']") : [];
+    const lit = aligned ? aligned.querySelectorAll(".ev.current rect.bg[fill='%s']")
+      : chart ? chart.querySelectorAll("polygon[fill='%s']") : [];
     if (!lit.length) return;
     // The step's arrows (a batch of calls lights several) and, under the last label, its arrow.
     const first = lit[0].getBoundingClientRect();
@@ -87,4 +103,4 @@ def controls_css() -> None:
 def follow_step(step: int) -> None:
     """Clicker keys for the Debugger, and the view following the lit step after ``step``
     changes. Call it last: the script runs once the page is drawn."""
-    st.html(_FOLLOW % (step, HIGHLIGHT), unsafe_allow_javascript=True)
+    st.html(_FOLLOW % (step, HIGHLIGHT, HIGHLIGHT), unsafe_allow_javascript=True)

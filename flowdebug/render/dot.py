@@ -8,11 +8,12 @@ point right. Calls of one parallel batch sit in a labelled cluster so they read 
 
 from __future__ import annotations
 
-import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from flowdebug.engine.trace import LANES, Arrow, Lane
+from flowdebug.render import safe
 
 PHASE_COLORS = {
     "declaration": "#1f5fa8",
@@ -47,13 +48,12 @@ class Style:
     def presenter_pair(cls) -> Style:
         """Two or more graphs a row on a projector: larger type in the compact lanes, and
         shorter label lines, so each graph still fits its column when scaled up to it."""
-        return cls(font=19, lane_font=20, penwidth=2.4, row_gap=0.36, wrap=11)
+        return cls(font=20, lane_font=20, penwidth=2.4, row_gap=0.36, wrap=11)
 
 
 def _esc(text: str) -> str:
-    """Text made safe inside an HTML-like label or a quoted DOT attribute: entities for
-    markup and quotes, and for the backslash, which DOT reads as an escape."""
-    return html.escape(text, quote=True).replace("\\", "&#92;")
+    """Text made safe inside an HTML-like label or a quoted DOT attribute."""
+    return safe.dot(text)
 
 
 def _width(arrow: Arrow, style: Style) -> int:
@@ -62,12 +62,23 @@ def _width(arrow: Arrow, style: Style) -> int:
     return style.wrap + 10 if arrow.kind == "rejection" else style.wrap
 
 
-def wrap(text: str, width: int) -> list[str]:
-    """Break a label into lines of about ``width`` characters, at spaces or after commas."""
+def wrap(text: str, width: int, max_lines: int = 3) -> list[str]:
+    """Break a label into at most ``max_lines`` lines of about ``width`` characters, at spaces
+    or after an opening parenthesis; the last line ends in "…" when text is left over.
+
+    Linear in the length of ``text``: only the head that can be shown is looked at (a 1.6 MB
+    call id once took seconds when a long word was cut by repeated slicing).
+    """
+    width = max(width, 2)
+    budget = max_lines * (width + 8) + 1
+    head = text[: budget * 2]  # whitespace runs collapse below, so keep some slack
+    head = " ".join(head.split())
+    cut = len(head) > budget or bool(text[budget * 2 :].strip())
+    head = head[:budget]
     # Break after a space or an opening parenthesis; a lone separator ("·", "—") stays on the
     # line before it.
     words: list[str] = []
-    for w in re.findall(r"[^ (]*\(|[^ (]+ *| +", text):
+    for w in re.findall(r"[^ (]*\(|[^ (]+ *| +", head):
         if words and w.strip() in ("·", "—", "→", ""):
             words[-1] += w
         else:
@@ -77,19 +88,27 @@ def wrap(text: str, width: int) -> list[str]:
         if lines[-1] and len(lines[-1]) + len(w.rstrip()) > width:
             lines.append("")
         lines[-1] += w
-    out = []
+    out: list[str] = []
     for line in lines:  # a single word longer than the width is cut
         line = line.strip()
-        while len(line) > width + 8:
-            out.append(line[:width])
-            line = line[width:]
-        out.append(line)
-    return out[:3] if len(out) <= 3 else [*out[:2], out[2][: width - 1] + "…"]
+        start = 0
+        while len(line) - start > width + 8 and len(out) <= max_lines:
+            out.append(line[start : start + width])
+            start += width
+        out.append(line[start:])
+        if len(out) > max_lines:
+            break
+    if len(out) > max_lines or cut:
+        out = out[:max_lines]
+        out[-1] = out[-1][: width - 1].rstrip() + "…"
+    return out or [""]
 
 
 def _label(arrow: Arrow, current: bool, style: Style) -> str:
     color = ERROR_COLOR if arrow.error else PHASE_COLORS[arrow.phase]
-    text = "<BR/>".join(_esc(line) for line in wrap(arrow.label, _width(arrow, style)))
+    text = "<BR/>".join(
+        _esc(line) for line in wrap(safe.visible(arrow.label), _width(arrow, style))
+    )
     weight = f"<B>{text}</B>" if current or arrow.error else text
     bg = f' BGCOLOR="{HIGHLIGHT}"' if current else ""
     return (
@@ -130,15 +149,21 @@ def to_dot(
     title: str = "",
     current_step: int | None = None,
     style: Style | None = None,
+    rows: Sequence[tuple[str, Arrow | None, int]] | None = None,
 ) -> str:
-    """The DOT text of one sequence graph. ``current_step`` arrows are highlighted."""
+    """The DOT text of one sequence graph. ``current_step`` arrows are highlighted.
+
+    ``rows`` (see :func:`flowdebug.render.aligned.dot_rows`): the rows of an aligned view,
+    ``(what, arrow, lines)``, so this graph keeps the rows other vendors need (``empty``
+    rows, ``lines`` tall) and its events sit where they sit in the aligned view.
+    """
     style = style or Style()
     order = {lane: i for i, lane in enumerate(lanes)}
     out = [
         "digraph sequence {",
         f"  graph [rankdir=TB newrank=true splines=line nodesep={style.lane_gap} "
         f'ranksep={style.row_gap} fontname="Helvetica" fontsize={style.lane_font} '
-        f'labelloc=t label="{_esc(title)}" bgcolor="white"];',
+        f'labelloc=t label="{_esc(title) if title else ""}" bgcolor="white"];',
         '  node [shape=point width=0.03 height=0.03 color="#9a9a9a" label=""];',
         f'  edge [fontname="Helvetica" penwidth={style.penwidth} arrowsize=1.1];',
     ]
@@ -149,15 +174,17 @@ def to_dot(
     out.append(f"  {{rank=same; {'; '.join(heads)}}}")
     out.append(f"  {' -> '.join(heads)} [style=invis];")
 
-    rows = _rows(arrows)
-    for r, (what, a) in enumerate(rows):
+    shaped: list[tuple[str, Arrow | None, int | None]] = (
+        list(rows) if rows is not None else [(w, a, None) for w, a in _rows(arrows)]
+    )
+    for r, (what, a, _) in enumerate(shaped):
         names = "; ".join(f'"r{r}_{lane}"' for lane in lanes)
         out.append(f"  {{rank=same; {names}}}")
-        if what == "arrow":
+        if what in ("arrow", "empty") or a is None:
             continue
         if what == "self":
             color = ERROR_COLOR if a.error else PHASE_COLORS[a.phase]
-            text = "<BR/>".join(_esc(line) for line in wrap(a.label, style.wrap + 6))
+            text = "<BR/>".join(_esc(line) for line in wrap(safe.visible(a.label), style.wrap + 6))
             out.append(
                 f'  "r{r}_{a.source}" [shape=box style="rounded,filled" fillcolor="#fff5f5" '
                 f'color="{color}" fontname="Helvetica" fontsize={style.font} '
@@ -179,13 +206,20 @@ def to_dot(
 
     # Lifelines. A row whose label wraps onto several lines sits that many ranks below the
     # row before it: dot does not make room for the labels of flat edges by itself.
-    gaps = [len(wrap(a.label, _width(a, style))) if what == "arrow" else 1 for what, a in rows]
+    gaps = [
+        lines
+        if lines is not None
+        else len(wrap(safe.visible(a.label), _width(a, style)))
+        if what == "arrow" and a is not None
+        else 1
+        for what, a, lines in shaped
+    ]
     # A long graph names its lanes again at the bottom, as sequence diagrams do: the heads
     # have scrolled away by the time a reader gets there.
-    feet = len(rows) > LONG_ROWS
+    feet = len(shaped) > LONG_ROWS
     for lane in lanes:
         out.append(f'  "end_{lane}" [{_lane_head(lane, style)}];' if feet else f'  "end_{lane}";')
-        points = [f'"h_{lane}"'] + [f'"r{r}_{lane}"' for r in range(len(rows))]
+        points = [f'"h_{lane}"'] + [f'"r{r}_{lane}"' for r in range(len(shaped))]
         points.append(f'"end_{lane}"')
         for i in range(len(points) - 1):
             gap = gaps[i] if i < len(gaps) else 1
@@ -194,8 +228,8 @@ def to_dot(
                 f'color="#b8b8b8" penwidth=1.2 weight=100 minlen={gap}];'
             )
 
-    for r, (what, a) in enumerate(rows):
-        if what != "arrow":
+    for r, (what, a, _) in enumerate(shaped):
+        if what != "arrow" or a is None:
             continue
         current = current_step is not None and a.step == current_step
         color = ERROR_COLOR if a.error else PHASE_COLORS[a.phase]

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from flowdebug.engine.trace import LANES, Arrow, Lane
+from flowdebug.render import safe
 
-
-def _text(label: str) -> str:
-    # Mermaid ends a message at a newline and treats ';' and '#' specially.
-    return label.replace(";", ",").replace("#", "").replace("\n", " ")
+_text = safe.mermaid
 
 
 def to_mermaid(arrows: list[Arrow], lanes: list[Lane], title: str = "") -> str:

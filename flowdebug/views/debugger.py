@@ -28,6 +28,7 @@ from flowdebug.engine.validation import argument_errors
 from flowdebug.errors import CodecError
 from flowdebug.model import Conversation, Message, ModelResponse
 from flowdebug.render import Style, to_dot, to_mermaid
+from flowdebug.views.aligned import AlignedView, aligned
 from flowdebug.views.encodings import Turn, turns
 
 PHASE_TITLES = {
@@ -291,10 +292,12 @@ def previous_state(session: Session) -> SessionState | None:
 __all__ = [
     "PHASES",
     "PHASE_TITLES",
+    "AlignedView",
     "Arrow",
     "Graph",
     "Pair",
     "Rejection",
+    "aligned",
     "edited_arguments",
     "explain",
     "graphs",

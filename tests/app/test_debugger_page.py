@@ -30,6 +30,7 @@ def test_page_opens_on_the_weather_scenario_ready_to_step(at):
     s = session(at)
     assert s.state.step == 0 and s.state.next_phase == "declaration"
     assert [b.key for b in at.button][:5] == ["step", "step_turn", "run", "undo", "reset"]
+    at.radio(key="graph_layout").set_value("separate").run()
     assert len(at.get("graphviz_chart")) == 6  # one per protocol
 
 
@@ -58,6 +59,7 @@ def test_step_turn_run_undo_and_reset(at):
 
 
 def test_graph_dot_shows_the_timeout_in_red_after_run(at):
+    at.radio(key="graph_layout").set_value("separate").run()
     at.button(key="run").click().run()
     dots = [g.proto.spec for g in at.get("graphviz_chart")]
     assert all("#d11f1f" in d for d in dots)
@@ -110,6 +112,7 @@ def test_breakpoint_stops_run_before_the_tool(at):
 
 
 def test_protocol_choice_limits_the_graphs(at):
+    at.radio(key="graph_layout").set_value("separate").run()
     at.multiselect(key="protocols").set_value(["anthropic", "mcp"]).run()
     dots = [g.proto.spec for g in at.get("graphviz_chart")]
     assert len(dots) == 2 and "MCP server" in dots[1]

@@ -45,12 +45,15 @@ def page(browser, server):
 
 
 def _graphs(page) -> dict[str, str]:
-    """Each rendered graph's title → the text and colours of its SVG."""
+    """Each vendor's title → the text and colours of its part of the aligned view (or of its
+    separate graph's SVG)."""
     out = {}
-    for svg in page.locator("[data-testid='stGraphVizChart'] svg").all():
+    drawn = page.locator("svg.fd-aligned g.fd-vendor").all()
+    for svg in drawn or page.locator("[data-testid='stGraphVizChart'] svg").all():
         html = svg.inner_html()
-        texts = " ".join(re.findall(r">([^<]*)</text>", html))
+        texts = " ".join(re.findall(r">([^<]*)</(?:text|tspan)>", html))
         texts = texts.replace("&#45;", "-").replace("&gt;", ">").replace("&amp;", "&")
+        texts = " ".join(texts.split())  # a label's lines are one phrase
         title = next((t for t in CALLS if t in texts), None)
         if title:
             out[title] = html + "\n" + texts
@@ -84,7 +87,7 @@ def test_weather_run_draws_every_protocols_cycle(page, server):
         first, second = CALLS[title]
         assert first in content and second in content, title
         assert "timeout" in content, title
-        red = [m for m in re.findall(r'<path[^>]*stroke="#d11f1f"[^>]*>', content)]
+        red = re.findall(r'<(?:path|line)[^>]*stroke="#d11f1f"[^>]*>', content)
         assert red, f"{title}: no red arrow"
         assert FINAL[title] in content, title
     page.screenshot(path=str(SHOTS / "debugger-done.png"), full_page=True)

@@ -1,0 +1,103 @@
+"""The Debugger's aligned view: every chosen vendor on shared rows, with its exports.
+
+A helper of the pages, not a page: app.py lists the pages st.navigation runs.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from flowdebug.engine.session_state import SessionState
+from flowdebug.render import Style, to_png
+from flowdebug.views.debugger import AlignedView, aligned, refusals
+from pages import common
+
+# The SVG keeps its natural size (type as laid out, one scale for all vendors); a view wider
+# than the page scrolls sideways inside its own box instead of shrinking.
+SCROLL = (
+    '<div class="fd-aligned-scroll" style="overflow-x:auto; overflow-y:hidden; '
+    'max-width:100%; border:1px solid rgba(128,128,128,0.25); border-radius:6px">{svg}</div>'
+)
+NO_EVENT = -1
+
+
+def _pick_event(view_events: tuple[tuple[int, str], ...]) -> None:
+    """A select box that lights one event in every vendor (and centres the window on it)."""
+    labels = dict(view_events)
+    options = [NO_EVENT, *labels]
+    if st.session_state.get("fd_event", NO_EVENT) not in options:
+        st.session_state.fd_event = NO_EVENT  # the event left the window, or was undone
+    st.selectbox(
+        "Light one event in every vendor",
+        options,
+        key="fd_event",
+        format_func=lambda n: (
+            "(none: hover an arrow to light it everywhere)"
+            if n == NO_EVENT
+            else labels.get(n, str(n))
+        ),
+    )
+
+
+def _exports(view: AlignedView) -> None:
+    with st.expander("Export one vendor's graph (on the same rows)", key="export_open"):
+        for col in view.columns:
+            row = st.container(horizontal=True, gap="small", vertical_alignment="center")
+            row.markdown(f"**{common.literal(col.title)}**", width="content")
+            for label, data, ext, mime in [
+                ("SVG", lambda p=col.protocol: view.export_svg(p), "svg", "image/svg+xml"),
+                ("PNG", lambda p=col.protocol: to_png(view.export_dot(p)), "png", "image/png"),
+                ("Mermaid", lambda p=col.protocol: view.export_mermaid(p), "mmd", "text/plain"),
+            ]:
+                row.download_button(
+                    label,
+                    data=data,
+                    file_name=f"flowdebug-{col.protocol}.{ext}",
+                    mime=mime,
+                    key=f"aligned_{ext}_{col.protocol}",
+                    on_click="ignore",
+                )
+
+
+def draw_aligned(state: SessionState, chosen: list[str], style: Style, window: int | None) -> None:
+    """Every chosen vendor on shared rows, in one SVG at its natural size."""
+    selected = st.session_state.get("fd_event", NO_EVENT)
+    refused = refusals(state.conversation, state.events, chosen)
+    # Streaming shown when the model's turns were streamed (the sidebar's Stream) or asked for.
+    stream = bool(st.session_state.get("show_stream", False))
+    view = aligned(
+        state,
+        chosen,
+        refused,
+        style,
+        window=window,
+        selected=None if selected == NO_EVENT else selected,
+        stream=stream,
+    )
+    if view.events:
+        _pick_event(view.events)
+    if len(view.columns) > 2:  # the view is wider than a screen: say who is off to the right
+        st.caption(
+            "Vendors side by side, on the same rows: "
+            + " · ".join(common.literal(c.title) for c in view.columns)
+            + " — scroll the view sideways to see them all."
+        )
+    # Not st.html: its sanitizer keeps only the HTML profile and drops every SVG element. The
+    # SVG is all ours (flowdebug.render.aligned_svg); every text in it went through
+    # flowdebug.render.safe.svg, and tests/test_aligned.py checks that no hostile label
+    # makes an element or attribute of its own. One line, no blank line: Markdown leaves an
+    # HTML block as it is.
+    st.markdown(SCROLL.format(svg=view.svg), unsafe_allow_html=True)
+    for _name, sentence in view.refusals:  # the whole message: the arrow carries its first words
+        st.error(common.literal(sentence), icon="⛔")
+    if stream:
+        st.caption(
+            "Streamed: the rows under each call are its arguments as that vendor's stream "
+            "delivered them, the newest fragment in bold (Gemini sends each call whole)."
+        )
+    if view.hidden:
+        st.caption(
+            f"{view.hidden} events outside this window are hidden — tick *Show the whole trace*, "
+            "or pick an event to centre the window on it."
+        )
+    _exports(view)
