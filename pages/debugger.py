@@ -11,9 +11,9 @@ from flowdebug.errors import FlowdebugError
 from flowdebug.model import Message
 from flowdebug.players import ManualPlayer
 from flowdebug.render import Style, to_png, to_svg
-from flowdebug.views.debugger import PHASE_TITLES, edited_arguments, explain, graphs, phase_now
+from flowdebug.views.debugger import PHASE_TITLES, edited_arguments, graphs, phase_now
 from flowdebug.views.history import part_summary
-from pages import actions, common, projector
+from pages import actions, common, play, projector
 from pages import graphs as drawing
 
 common.sidebar()
@@ -105,7 +105,6 @@ common.show_error()
 # -- where we are -------------------------------------------------------------------------
 state = s.state
 phase = phase_now(state)
-meaning, fields = explain(phase, common.chosen_protocols(), final=state.status == "finished")
 status = "ready" if s.approvals_decided() else state.status  # every waiting call decided
 status_icon = {"finished": "✅", "halted": "🛑", "awaiting_approval": "✋"}.get(status, "▶️")
 upcoming = "" if s.done or not state.events else f" · next: {PHASE_TITLES[state.next_phase]}"
@@ -116,10 +115,7 @@ bar.markdown(
 st.info(f"{status_icon} {common.literal(state.status_text)}")
 if s.done:
     st.caption("The cycle is over: Undo, edit the history, or Reset to go again.")
-with st.expander("What happens in this phase, protocol by protocol", expanded=common.presenter()):
-    st.write(meaning)
-    for name, text in fields.items():
-        st.markdown(f"- **{common.title(name)}** — {text}")
+play.story_panel(state, common.chosen_protocols())
 
 # -- a person's decisions -------------------------------------------------------------------
 waiting = [
@@ -276,8 +272,18 @@ window = None if show_all else 60
 if not state.events:
     st.caption("Press **Step** to send the first request; arrows appear as the cycle runs.")
 if not separate:
-    drawing.draw_aligned(state, chosen, style, window)
+    slot = st.container()
+
+    def _stage(upto: int | None) -> None:
+        """The aligned view, drawn by Play's fragment so it grows at each tick alone."""
+        with slot:
+            drawing.draw_aligned(common.session().state, chosen, style, window, upto=upto)
+
+    with bar:
+        play.play_controls(state, chosen, stage=_stage)
 else:
+    with bar:
+        play.play_controls(state, chosen)
     common.graph_css(style)
     drawn = graphs(state, chosen, style=style, window=window)
     for row in range(0, len(drawn), per_row):

@@ -59,7 +59,13 @@ def _exports(view: AlignedView) -> None:
                 )
 
 
-def draw_aligned(state: SessionState, chosen: list[str], style: Style, window: int | None) -> None:
+def draw_aligned(
+    state: SessionState,
+    chosen: list[str],
+    style: Style,
+    window: int | None,
+    upto: int | None = None,
+) -> None:
     """Every chosen vendor on shared rows, in one SVG at its natural size."""
     selected = st.session_state.get("fd_event", NO_EVENT)
     refused = refusals(state.conversation, state.events, chosen)
@@ -73,6 +79,7 @@ def draw_aligned(state: SessionState, chosen: list[str], style: Style, window: i
         window=window,
         selected=None if selected == NO_EVENT else selected,
         stream=stream,
+        upto_seq=upto,
     )
     if view.events:
         _pick_event(view.events)

@@ -1,0 +1,39 @@
+"""A page for tests/e2e/test_play.py (run alone with ``streamlit run``): the Play controls and
+the story panel over this browser session's debugger session, with a graph the Play fragment
+grows event by event, as the Debugger's will once its graph takes ``upto``.
+
+``?fault=SPEC`` starts the weather scenario with that fault injected."""
+
+import streamlit as st
+
+from flowdebug.engine.debugger import Session
+from flowdebug.engine.faults import parse_fault
+from flowdebug.engine.trace import lanes, sequence
+from flowdebug.render import to_dot
+from pages import common, play
+
+st.set_page_config(page_title="flowdebug · play", layout="wide")
+NAMES = ["anthropic", "openai-chat", "gemini", "mcp"]
+
+fault = st.query_params.get("fault")
+if fault and "fd_session" not in st.session_state:
+    session = Session.from_scenario("weather")
+    session.set_faults([parse_fault(fault)])
+    common.set_session(session)
+
+bar = st.container(key="fd_controls", horizontal=True, vertical_alignment="center")
+slot = st.container(key="play_graph")
+
+
+def stage(upto: int | None) -> None:
+    events = common.session().state.events
+    shown = events if upto is None else [e for e in events if e.seq <= upto]
+    with slot:
+        st.text(f"revealed {len(shown)} of {len(events)}")
+        if shown:
+            st.graphviz_chart(to_dot(sequence(shown, "anthropic"), lanes("anthropic"), "Anthropic"))
+
+
+with bar:
+    play.play_controls(common.session().state, NAMES, stage=stage)
+play.story_panel(common.session().state, NAMES)
