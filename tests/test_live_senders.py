@@ -14,8 +14,8 @@ from flowdebug.players.live import player, senders
 LIVE = [n for n in protocols.PROTOCOLS if protocols.facts(n).sdk is not None]
 
 
-def test_the_vendors_with_an_sdk_are_the_four_live_ones():
-    assert LIVE == ["anthropic", "openai-chat", "openai-responses", "gemini"]
+def test_the_vendors_with_an_sdk_are_the_five_live_ones():
+    assert LIVE == ["anthropic", "openai-chat", "openai-responses", "gemini", "bedrock"]
 
 
 @pytest.mark.parametrize("name", LIVE)
@@ -30,7 +30,7 @@ def test_vendors_of_one_sdk_share_its_sender():
     assert senders.sender_for("openai-chat") is not senders.sender_for("gemini")
 
 
-@pytest.mark.parametrize("name", ["bedrock", "mcp"])
+@pytest.mark.parametrize("name", ["mcp"])
 def test_a_vendor_without_an_sdk_has_no_live_player(name):
     player._senders()
     with pytest.raises(UsageError, match="no live player"):

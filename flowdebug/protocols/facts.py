@@ -8,7 +8,7 @@ emulator, snippets and the tool pages look a vendor up here and never branch on 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -126,6 +126,9 @@ class ArgumentSlots(Protocol):
     def __len__(self) -> int: ...
 
 
+# Writes a stream's events ``(SSE event name or None, data)`` as the wire's frames.
+StreamFramer = Callable[[list[tuple[str | None, Any]]], Iterator[bytes]]
+
 # Reads one raw stream event, feeding the argument fragments it carries into the slots.
 StreamArguments = Callable[[Any, ArgumentSlots], None]
 
@@ -164,6 +167,8 @@ class Facts:
     base_url: str | None = None  # where the vendor's SDK sends requests by default
     default_model: str | None = None
     key_env: tuple[str, ...] = ()  # environment variables holding an API key
+    # What the app's API-key field takes, where that is more than one plain key (Markdown).
+    key_help: str | None = None
     history_key: str | None = None  # where a request keeps the message history
     # Where a request keeps its tool list, and one declaration inside an entry of it.
     tools_path: tuple[str, ...] = ("tools",)
@@ -175,6 +180,10 @@ class Facts:
     named_events: bool = False
     stream_framing: Literal["sse", "event-stream"] = "sse"
     stream_end: str | None = None  # a last SSE data line that is no JSON (``[DONE]``)
+    # A stream framed otherwise than SSE: the framer turning the emulator's ``(event name,
+    # data)`` pairs into the wire's bytes (one chunk a frame), and the content type it sends.
+    stream_frames: StreamFramer | None = None
+    stream_content_type: str = "text/event-stream"
     # The response's main field: the emulator's wrong-shape fault gives it the wrong type.
     main_field: str = "content"
     # The emulator's route: a regular expression on the request path (None: not emulated).

@@ -62,6 +62,12 @@ def stream_error(events: list[Any] | None) -> str | None:
         if kind == "response.failed":
             error = (event.get("response") or {}).get("error") or {}
             return _from_json({"error": error}) or "the response failed"
+        # An AWS event-stream exception message (Bedrock's ConverseStream), as the capture
+        # holds it: {"throttlingException": {"message": ...}}.
+        if kind is None and len(event) == 1:
+            ((name, body),) = event.items()
+            if isinstance(name, str) and name.endswith("Exception") and isinstance(body, dict):
+                return f"{name}: {body.get('message') or json.dumps(body)}"
     return None
 
 

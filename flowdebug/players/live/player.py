@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 def _senders() -> None:
     """Imports the sender modules, one per SDK: each registers itself
     (:mod:`flowdebug.players.live.senders`). Imported on first use: they load an HTTP client."""
-    from flowdebug.players.live import anthropic, gemini, openai  # noqa: F401
+    from flowdebug.players.live import anthropic, bedrock, gemini, openai  # noqa: F401
 
 
 def _send(

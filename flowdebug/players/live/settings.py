@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from flowdebug import protocols
 from flowdebug.errors import ProviderError, UsageError
 from flowdebug.model import Conversation, ToolChoice
 from flowdebug.players.live.errors import key_hint
@@ -17,7 +18,8 @@ from flowdebug.redact import strip_url_credentials
 
 log = logging.getLogger(__name__)
 
-LIVE_PROTOCOLS = ("anthropic", "openai-chat", "openai-responses", "gemini")
+# Every vendor whose facts name the SDK its live player sends through, in registry order.
+LIVE_PROTOCOLS = tuple(n for n in protocols.PROTOCOLS if facts(n).sdk)
 # Local OpenAI-compatible servers ignore the key, but the SDKs insist on one.
 NO_KEY = "no-key"
 

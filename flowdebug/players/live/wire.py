@@ -23,7 +23,15 @@ from flowdebug.redact import strip_url_credentials
 
 REDACTED = "[redacted]"
 SECRET_HEADERS = frozenset(
-    {"x-api-key", "authorization", "x-goog-api-key", "api-key", "proxy-authorization", "cookie"}
+    {
+        "x-api-key",
+        "authorization",
+        "x-goog-api-key",
+        "api-key",
+        "proxy-authorization",
+        "cookie",
+        "x-amz-security-token",  # an AWS session token (botocore's SigV4)
+    }
 )
 
 

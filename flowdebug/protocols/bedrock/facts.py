@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 
 from flowdebug.model import StopReason
-from flowdebug.protocols.bedrock import errors
+from flowdebug.protocols.bedrock import errors, eventstream
 from flowdebug.protocols.bedrock.arguments import stream_arguments
+from flowdebug.protocols.bedrock.snippet import SNIPPET
 from flowdebug.protocols.facts import Facts, Fields, Terms, TurnRules, register
 
 PROTOCOL = "bedrock"
@@ -114,10 +115,19 @@ FACTS = register(
         endpoint="POST " + ENDPOINT,
         base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
         default_model="anthropic.claude-sonnet-4-20250514-v1:0",
-        key_env=("AWS_BEARER_TOKEN_BEDROCK",),
+        # A Bedrock API key (a bearer token), else the access key id whose secret and
+        # session token the live player reads beside it (players/live/bedrock.py).
+        key_env=("AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID"),
+        key_help="A Bedrock API key (sent as a bearer token, over HTTPS only), or "
+        "`ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]` (SigV4). Empty: the server's "
+        "`AWS_BEARER_TOKEN_BEDROCK`, else `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / "
+        "`AWS_SESSION_TOKEN`, for the vendor's endpoint only; the region is `AWS_REGION` "
+        "(us-east-1 when unset).",
         history_key="messages",
         tools_path=("toolConfig", "tools"),
         stream_framing="event-stream",
+        stream_frames=eventstream.stream_frames,
+        stream_content_type=eventstream.CONTENT_TYPE,
         declaration_path=("toolSpec",),
         tool_title="Bedrock toolSpec",
         route=re.compile(r"^/model/(?P<model>[^/]+)/converse(?P<stream>-stream)?$"),
@@ -152,7 +162,12 @@ FACTS = register(
             not_first_level="warning",
         ),
         errors=errors,
+        snippet=SNIPPET,
         main_field="output",
         stream_arguments=stream_arguments,
+        # boto3's engine: it signs (SigV4 or the API key), serialises and parses; the client
+        # method is ``converse``, ``converse_stream`` when streaming.
+        sdk="botocore",
+        sdk_method="converse",
     )
 )
