@@ -171,7 +171,10 @@ def test_the_lint_runs_once_per_conversation_revision(dropped, monkeypatch):
     assert len(calls) == first
     s.undo()
     views.graphs(s.state, NAMES)
-    assert len(calls) > first  # a new revision is judged again
+    assert len(calls) == first  # undo returns to requests already judged
+    s.edit_part(0, 0, {"kind": "text", "text": "Weather in Lyon?"})
+    views.graphs(s.state, NAMES)
+    assert len(calls) > first  # an edited history is judged again
 
 
 # -- the command line -------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from flowdebug.engine.verdicts import VERDICTS
 from flowdebug.lint.finding import Finding
 from flowdebug.lint.protocol import check_conversation
 from flowdebug.model import Conversation, HostedCall, HostedResult, ToolCall, ToolResult
@@ -322,15 +323,16 @@ def rejections(
 
     One lint of the last request's history for every protocol; a protocol that refuses it is
     then searched by halving for its first refused request (a history a vendor refuses stays
-    refused as it grows), so a long history costs a few lints, not one per request.
+    refused as it grows), so a long history costs a few lints, not one per request. Each
+    request's verdict is remembered (:mod:`flowdebug.engine.verdicts`): a Step that sends no
+    new request lints nothing.
     """
     sent = [e for e in events if e.kind in REQUESTS and e.messages is not None]
     if not sent or not protocols:
         return {}
 
     def refused(e: TraceEvent, chosen: tuple[str, ...]) -> list[Finding]:
-        carried = conv.model_copy(update={"messages": conv.messages[: e.messages]})
-        return check_conversation(carried, chosen)
+        return VERDICTS.findings(conv, e.messages or 0, chosen, check_conversation)
 
     last = refused(sent[-1], tuple(protocols))
     out: dict[str, Rejection] = {}

@@ -1,0 +1,76 @@
+"""The benchmarks run: each script in a tiny mode prints its figures under their headings
+(bench/: workshop_load, browser_step, step_profile). They are not timed tests; this only
+keeps them working while the pages they drive change."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def run(*args: str, timeout: float = 120) -> str:
+    out = subprocess.run(
+        [sys.executable, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+def rows(text: str, first: str) -> list[list[str]]:
+    return [line.split() for line in text.splitlines() if line.split()[:1] == [first]]
+
+
+def test_workshop_load_prints_latency_cpu_and_memory_for_the_floor_and_the_app():
+    out = run(
+        str(BENCH / "workshop_load.py"),
+        *("--app", "floor,flowdebug", "--gc", "off", "--clients", "1", "--seconds", "1.5"),
+        *("--big", "30", "--big-at", "1", "--think", "0.1", "0.2"),
+    )
+    header = next(line for line in out.splitlines() if line.startswith("code"))
+    for heading in ("p50", "p95", "p99", "1k p95", "cpu%", "RSS MB", "MB/sess", "load 1m"):
+        assert heading in header
+    floor, app = rows(out, ROOT.name[:8])
+    for r, name in ((floor, "floor"), (app, "flowdebug")):
+        assert r[1:4] == [name, "off", "1"]
+        assert int(r[4]) > 0  # Steps were pressed and timed
+        assert float(r[6]) > 0  # p95
+        assert r[-2] == "0"  # no error
+    assert float(app[10]) > 0  # the 1,000-message column (here 30): its p95
+
+
+def test_workshop_load_long_run_samples_memory_on_the_way():
+    out = run(
+        str(BENCH / "workshop_load.py"),
+        *("--app", "floor", "--gc", "default", "--clients", "1", "--minutes", "0.05"),
+        *("--every", "1", "--think", "0.1", "0.2"),
+    )
+    samples = [line for line in out.splitlines() if line.strip().startswith("t=")]
+    assert len(samples) >= 2
+    assert all(re.search(r"rss=\s*\d+\.\d MB", line) for line in samples)
+
+
+def test_step_profile_names_where_a_step_goes():
+    out = run(str(BENCH / "step_profile.py"), "--messages", "20", "--steps", "1", "--top", "5")
+    assert re.search(r"== \d+ messages: \d+\.\d ms a Step", out)
+    assert "by tottime" in out and "by cumulative" in out
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Chromium is not installed")
+def test_browser_step_times_a_step_until_the_graphs_settle():
+    out = run(str(BENCH / "browser_step.py"), "--sizes", "20", "--steps", "1")
+    assert "median ms" in out
+    (r,) = rows(out, "20")
+    assert int(r[1]) == 1 and float(r[2]) > 0
