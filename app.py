@@ -1,6 +1,13 @@
-"""flowdebug — the Streamlit app. Run with the README's command; pages live in pages/."""
+"""flowdebug — the Streamlit app. Run with the README's command; pages live in pages/.
+
+The sidebar every page shares is drawn here, once, around whichever page runs (Streamlit's
+st.navigation pattern): its widgets stay mounted across page changes, so they keep their
+values with no copies kept aside.
+"""
 
 import streamlit as st
+
+from pages import common, lifetime
 
 st.set_page_config(page_title="flowdebug", page_icon="🔁", layout="wide")
 
@@ -15,5 +22,6 @@ pages = [
     st.Page("pages/encodings.py", title="Encodings", icon="🔀"),
 ]
 page = st.navigation(pages)
-st.session_state.fd_page = page.url_path  # the sidebar restores its settings on a page change
+lifetime.start_reaper()
+common.draw_sidebar()
 page.run()

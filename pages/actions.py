@@ -44,18 +44,26 @@ def run_action(action: Callable[[Session], Any], label: str) -> Any:
     """
     s = common.session()
     job = Job(s, action, label)
-    if not job.wait(0.25):
-        box = st.status(f"{label}…", expanded=True)
-        box.button(
-            "Cancel",
-            key=f"cancel_{label}_{s.state.step}",
-            help="Abandon this step; the session stays as it was",
-        )
-        line = box.empty()
-        while not job.done:
-            line.write(f"running for {job.elapsed:.1f} s")
-            time.sleep(0.1)
-        box.update(label=f"{label} — done in {job.elapsed:.1f} s", state="complete", expanded=False)
+    try:
+        if not job.wait(0.25):
+            box = st.status(f"{label}…", expanded=True)
+            box.button(
+                "Cancel",
+                key=f"cancel_{label}_{s.state.step}",
+                help="Abandon this step; the session stays as it was",
+            )
+            line = box.empty()
+            while not job.done:
+                line.write(f"running for {job.elapsed:.1f} s")
+                time.sleep(0.1)
+            box.update(
+                label=f"{label} — done in {job.elapsed:.1f} s", state="complete", expanded=False
+            )
+    except BaseException:
+        # A click elsewhere, or the browser leaving, stops this run: the job is abandoned,
+        # so its clone must stop stepping too (a Run would go on starting servers).
+        job.cancel()
+        raise
     try:
         return job.finish()
     except FlowdebugError as e:

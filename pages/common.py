@@ -1,16 +1,20 @@
 """Streamlit glue shared by the pages: the browser session's debugger session and sidebar.
 
 Everything here is per browser session (st.session_state); two people on one server never
-share a debugger session.
+share a debugger session. The sidebar is drawn once, by app.py, around whichever page runs.
+What the debugger session starts is held for this browser session (pages/lifetime.py).
 """
 
 from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from flowdebug import protocols
 from flowdebug.engine import scenarios
@@ -23,9 +27,11 @@ from flowdebug.redact import register_secret, url_secrets
 from flowdebug.render import Style
 from flowdebug.store.owners import NotOwner
 from flowdebug.store.sessions import StaleSession, Store, open_store
+from pages import lifetime
 from pages.browser import keep_owner_cookie, owner
 
 DEFAULT_SCENARIO = "weather"
+APP_SCRIPT = "app.py"  # the app's entry point, which draws the sidebar around every page
 # Presenter mode enlarges the reading text of the main area; headings, buttons and the
 # sidebar keep their sizes so nothing is cut off. The main area loses its wide side margins:
 # graphs side by side scale with their columns. A graph alone on its row gets a larger style.
@@ -109,6 +115,10 @@ def set_session(value: Session, parent: str | None = None, revision: int | None 
     ``revision``: it was just read from the store at this revision, so there is nothing to
     save yet (a save would make another tab holding it stale for nothing)."""
     value.on_change = _save
+    previous = st.session_state.get("fd_session")
+    if previous is not None and previous.state.id != value.state.id:
+        lifetime.let_go(previous.state.id)  # its MCP servers end, unless another tab holds it
+    lifetime.hold(value.state.id)
     st.session_state.fd_session = value
     st.session_state.pop("fd_stale", None)
     if revision is None:
@@ -116,6 +126,26 @@ def set_session(value: Session, parent: str | None = None, revision: int | None 
     else:
         _revisions()[value.state.id] = revision
     st.query_params["session"] = value.state.id
+
+
+def _notice_newer() -> None:
+    """Once a run: when another tab or app server saved this tab's session since this tab read
+    it, say so now, with the Reload button, rather than only when a change here is refused."""
+    sid = session().state.id
+    known = _revisions().get(sid)
+    if known is None or st.session_state.get("fd_stale") == sid:
+        return
+    try:
+        stored = store().revision(sid)
+    except Exception:  # unreachable now: the next save says so
+        return
+    if stored is not None and stored != known:
+        st.session_state.fd_stale = sid
+        st.session_state.fd_error = (
+            "this session was changed in another tab or on another app server since this tab "
+            "read it: reload to see the newer steps (a change made here would be refused, "
+            "and nothing saved would be overwritten)"
+        )
 
 
 def _reload() -> None:
@@ -173,46 +203,41 @@ def title(name: str) -> str:
     return protocols.get(name).title
 
 
-# Sidebar widgets and their starting values. Streamlit forgets a widget's value when the
-# person switches pages, so each is kept in a shadow key and restored on every page.
-KEPT = {
-    "protocols": lambda: list(protocols.PROTOCOLS),
-    "presenter": lambda: False,
-    "player_kind": lambda: "scripted",
-    "live_protocol": lambda: "openai-chat",
-    "live_model": lambda: "",
-    "live_base_url": lambda: "",
-    "live_key": lambda: "",
-    "live_stream": lambda: False,
-}
-
-
-def _restore_sidebar() -> None:
-    # On another page the same keys belong to new widgets: a value left behind by the old
-    # one is not always honoured (it can come back as the default), so a page change sets
-    # every value again through the session state, which the new widgets do honour.
-    page = st.session_state.get("fd_page")
-    moved = page != st.session_state.get("_kept_page")
-    for key, default in KEPT.items():
-        if moved or key not in st.session_state:
-            st.session_state[key] = st.session_state.get(f"_kept_{key}", default())
-    st.session_state["_kept_page"] = page
-
-
-def _keep_sidebar() -> None:
-    for key in KEPT:
-        if key in st.session_state:
-            st.session_state[f"_kept_{key}"] = st.session_state[key]
+def _around_app() -> bool:
+    """Whether app.py runs around this page, and so has drawn the sidebar. Not when a page
+    runs on its own (AppTest, ``streamlit run pages/x.py``), nor when Streamlit runs a page
+    file by its URL the old way (a ``pages/`` folder beside app.py), which it does until the
+    first st.navigation call of the server process."""
+    ctx = get_script_run_ctx()
+    if ctx is None or Path(ctx.main_script_path).name != APP_SCRIPT:
+        return False
+    return not PagesManager.uses_pages_directory
 
 
 def sidebar() -> None:
+    """The shared sidebar, for a page that runs without app.py around it (see
+    :func:`_around_app`); in the app, app.py has drawn it (:func:`draw_sidebar`) and this
+    does nothing."""
+    if not _around_app():
+        st.set_page_config(page_title="flowdebug", page_icon="🔁", layout="wide")
+        draw_sidebar()
+
+
+def draw_sidebar() -> None:
     """Controls every page shares: which protocols to show, presenter mode, the player.
-    Also keeps the open session's id in the address bar, so a reload reopens it."""
-    # Again here, for a page opened by its own URL before app.py has ever run.
-    st.set_page_config(page_title="flowdebug", page_icon="🔁", layout="wide")
+    Also keeps the open session's id in the address bar, so a reload reopens it.
+
+    app.py draws it once, around every page: its widgets are never unmounted by a page
+    change, so they keep their values without any copy."""
     keep_owner_cookie()
-    _restore_sidebar()
+    # Every run: a browser that reconnected has a new owner, which must hold its session.
+    lifetime.hold(session().state.id)
+    # Starting values that are not the widgets' first options (a widget given a default and a
+    # session value both warns, so they are set here).
+    st.session_state.setdefault("protocols", list(protocols.PROTOCOLS))
+    st.session_state.setdefault("live_protocol", "openai-chat")
     st.query_params["session"] = session().state.id
+    _notice_newer()
     with st.sidebar:
         st.multiselect(
             "Protocols shown",
@@ -244,7 +269,10 @@ def sidebar() -> None:
                     placeholder="http://localhost:11434/v1",
                 )
                 st.text_input(
-                    "API key (kept in this browser session only)", key="live_key", type="password"
+                    "API key (kept in this browser session only)",
+                    key="live_key",
+                    type="password",
+                    help=protocols.facts(st.session_state.live_protocol).key_help,
                 )
                 st.checkbox("Stream", key="live_stream")
             st.button("Use this player", key="apply_player", on_click=_apply_player)
@@ -252,7 +280,6 @@ def sidebar() -> None:
         # The slot belongs to this browser session (a module global would be every session's).
         st.session_state["fd_status_slot"] = st.empty()
         refresh_status()
-    _keep_sidebar()
     if presenter():
         st.markdown(CSS_PRESENTER, unsafe_allow_html=True)
 

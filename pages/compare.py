@@ -11,7 +11,7 @@ from flowdebug.players.keyword import KeywordPlayer, KeywordRule
 from flowdebug.players.live.settings import LIVE_PROTOCOLS
 from flowdebug.views.compare import ToolVariant, ab_test, compare, example_arguments
 from flowdebug.views.debugger import current_turn
-from pages import common
+from pages import common, lifetime
 
 common.sidebar()
 s = common.session()
@@ -37,19 +37,18 @@ st.markdown(
 )
 
 
-def _emulator(kind: str, keyword: str = "", tool: str = "") -> Emulator:
-    """This browser session's local emulator of the given kind (started once)."""
-    emulators = st.session_state.setdefault("fd_emulators", {})
-    # The emulator answers like the session's scenario: another scenario needs another one.
-    key = (kind, keyword, tool, s.state.scenario)
-    if key not in emulators:
-        if kind == "keyword":
-            args = example_arguments(s.state.scenario, s.conversation, tool)
-            player = KeywordPlayer([KeywordRule(tool=tool, word=keyword, arguments=args)])
-            emulators[key] = Emulator(player).start()
-        else:
-            emulators[key] = Emulator(scenario=s.state.scenario or "weather").start()
-    return emulators[key]
+def _emulator(kind: str, keyword: str = "", tool: str = "") -> tuple[Emulator, str]:
+    """The process's one offline emulator (lifetime.shared_emulator) and the token of the
+    player it answers with here: the session's scenario, or the keyword rule of the A/B test.
+    Players are small and stateless: one mounted per distinct scenario or rule."""
+    emulator = lifetime.shared_emulator()
+    if kind == "keyword":
+        args = example_arguments(s.state.scenario, s.conversation, tool)
+        rule = KeywordRule(tool=tool, word=keyword, arguments=args)
+        return emulator, emulator.mount(KeywordPlayer([rule]), f"keyword {rule.model_dump_json()}")
+    scenario = s.state.scenario or "weather"
+    player = make_player(PlayerChoice(kind="scripted"), scenario)
+    return emulator, emulator.mount(player, f"scenario {scenario}")
 
 
 # -- players -----------------------------------------------------------------------------------
@@ -87,15 +86,16 @@ for i in range(count):
     )
 
 
-def _players(emulator: Emulator | None):
+def _players(offline_player: tuple[Emulator, str] | None):
     players = []
     for ch in choices:
-        if emulator is not None:
+        if offline_player is not None:
+            emulator, mount = offline_player
             ch = PlayerChoice(
                 kind="live",
                 protocol=ch.protocol,
                 model=ch.model,
-                base_url=emulator.base_url(ch.protocol),
+                base_url=emulator.base_url(ch.protocol, mount),
             )
         players.append(make_player(ch, s.state.scenario))
     return players
@@ -123,7 +123,8 @@ if not names:
     st.info("This session declares no tools.")
     st.stop()
 tool = st.selectbox("Tool", names, key="ab_tool")
-current = request.tool(tool).description or ""
+picked = request.tool(tool)
+current = (picked.description if picked is not None else None) or ""
 n_variants = int(st.number_input("Variants", 2, 5, 2, key="ab_count"))
 variants = []
 for i in range(n_variants):

@@ -13,7 +13,6 @@ from flowdebug.engine.handlers import HANDLER, McpHandler, ToolEntry, Toolset
 from flowdebug.engine.mcp_tools import toolset_from_mcp
 from flowdebug.engine.runtime import Execution, Policy, Runtime
 from flowdebug.engine.trace import TraceEvent, sequence
-from flowdebug.mcp import client as mcp_client
 from flowdebug.mcp.bridge import mcp_bridge_report, tools_part
 from flowdebug.mcp.client import McpClient, McpError, close_all
 from flowdebug.mcp.spec import McpServerSpec
@@ -261,15 +260,20 @@ def test_sessions_get_their_own_stdio_server_and_its_state():
 
 
 def test_the_least_recently_used_client_beyond_the_cap_is_closed(monkeypatch):
-    monkeypatch.setattr(mcp_client, "MAX_CLIENTS", 2)
-    first = mcp_client.client_for(SAMPLE_STDIO, "s1")
-    assert mcp_client.client_for(SAMPLE_STDIO, "s1") is first
-    mcp_client.client_for(SAMPLE_STDIO, "s2")
-    mcp_client.client_for(SAMPLE_STDIO, "s3")
-    assert mcp_client.client_for(SAMPLE_STDIO, "s1") is not first
-    # an HTTP server is one server whoever calls it: one shared connection
+    from flowdebug.engine.handlers import mcp_client
+    from flowdebug.engine.resources import RESOURCES
+
+    monkeypatch.setitem(RESOURCES.limits, "mcp", 2)
+    first = mcp_client(SAMPLE_STDIO, "s1")
+    assert mcp_client(SAMPLE_STDIO, "s1") is first
+    mcp_client(SAMPLE_STDIO, "s2")
+    mcp_client(SAMPLE_STDIO, "s3")
+    assert mcp_client(SAMPLE_STDIO, "s1") is not first
+    # every session holds its own connection, an HTTP server's too: it ends with the session
     remote = McpServerSpec(url="http://127.0.0.1:9/mcp")
-    assert mcp_client.client_for(remote, "a") is mcp_client.client_for(remote, "b")
+    assert mcp_client(remote, "a") is not mcp_client(remote, "b")
+    for owner in ("s1", "s2", "s3", "a", "b"):
+        RESOURCES.close(owner)
 
 
 def _events(executions: list[Execution]) -> list[TraceEvent]:

@@ -1,9 +1,10 @@
-"""The emulator's ASGI app (Starlette): routes, answers, SSE framing and faults.
+"""The emulator's ASGI app (Starlette): routes, answers, stream framing and faults.
 
 Each request is matched against the routes the vendors declare (their facts), decoded with the
 protocol's codec, answered by the emulator's player and encoded back; ``"stream": true`` (and
-Gemini's stream route) answers with server-sent events. A body beyond the emulator's cap gets
-the vendor's 413 without being read further.
+Gemini's and Bedrock's stream routes) answers with server-sent events, or with the frames
+a vendor's facts declare (``Facts.stream_frames``: Bedrock's AWS event-stream). A body beyond
+the emulator's cap gets the vendor's 413 without being read further.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
@@ -26,6 +28,7 @@ from flowdebug.emulator.faults import Fault, error_response, parse_fault, stream
 from flowdebug.emulator.guard import drop_connection
 from flowdebug.errors import CodecError, FlowdebugError
 from flowdebug.players.base import Player
+from flowdebug.protocols.facts import StreamFramer
 
 log = logging.getLogger("flowdebug.emulator.server")
 FAULT_HEADER = "x-flowdebug-fault"
@@ -43,6 +46,7 @@ class Host(Protocol):
     max_body: int
     lock: threading.Lock
 
+    def mounted(self, token: str) -> Player | None: ...
     def record(self, entry: dict[str, Any], size: int) -> None: ...
     def serving(self, loop: asyncio.AbstractEventLoop, stopping: asyncio.Event) -> None: ...
 
@@ -66,6 +70,13 @@ def _error(
     return _json(status, body, headers)
 
 
+def _sse(event: tuple[str | None, Any]) -> bytes:
+    """One server-sent event: an ``event:`` line when the vendor names its events."""
+    name, data = event
+    text = data if isinstance(data, str) else json.dumps(data)
+    return ((f"event: {name}\n" if name else "") + f"data: {text}\n\n").encode()
+
+
 def _wrong_shape(protocol: str) -> dict[str, Any]:
     # JSON, but not the protocol's response: its main field has the wrong type.
     return {protocols.facts(protocol).main_field: 7}
@@ -76,6 +87,10 @@ def _target(request: Request) -> str:
     raw = request.scope.get("raw_path") or request.url.path.encode()
     query = request.scope.get("query_string") or b""
     return raw.decode("latin-1") + ("?" + query.decode("latin-1") if query else "")
+
+
+# A player mounted on the emulator answers under its token (Emulator.mount).
+_MOUNT = re.compile(r"^/play/(?P<token>[0-9a-f]{16})(?P<rest>/.*)$")
 
 
 def _route(path: str) -> tuple[str, str | None, bool, str] | None:
@@ -129,10 +144,18 @@ def create_app(emulator: Host) -> Starlette:
 
     async def post(request: Request) -> Response:
         target = _target(request)
-        route = _route(target.split("?", 1)[0])
+        path = target.split("?", 1)[0]
+        player: Player | None = emulator.player
+        if mount := _MOUNT.match(path):
+            path = mount.group("rest")
+            player = emulator.mounted(mount.group("token"))
+        route = _route(path)
         if route is None:
             return _json(404, {"error": {"message": f"no such route: {target}"}})
         protocol, model, stream, version = route
+        if player is None:
+            message = "no player is mounted there any more: ask the app again"
+            return _error(protocol, 404, model or "", message, version)
         try:
             raw = await _read_body(request, emulator.max_body)
         except _TooLarge:
@@ -173,7 +196,7 @@ def create_app(emulator: Host) -> Starlette:
             answer = await apply_fault(request, fault, protocol, model, stream, version)
             if answer is not None:
                 return answer
-        return answer_turn(protocol, body, model, stream, version, fault)
+        return answer_turn(player, protocol, body, model, stream, version, fault)
 
     async def apply_fault(
         request: Request, fault: Fault, protocol: str, model: str, stream: bool, version: str
@@ -198,14 +221,20 @@ def create_app(emulator: Host) -> Starlette:
         return None
 
     def answer_turn(
-        protocol: str, body: Any, model: str, stream: bool, version: str, fault: Fault | None
+        player: Player,
+        protocol: str,
+        body: Any,
+        model: str,
+        stream: bool,
+        version: str,
+        fault: Fault | None,
     ) -> Response:
         codec = protocols.get(protocol)
         try:
             conv = codec.decode_request(body).value
             # Players are offline and quick; the lock keeps one conversation turn at a time.
             with emulator.lock:
-                turn = emulator.player.respond(conv)
+                turn = player.respond(conv)
         except CodecError as e:
             return _error(protocol, 400, model, f"{e.path}: {e.reason}", version)
         except FlowdebugError as e:
@@ -229,19 +258,23 @@ def create_app(emulator: Host) -> Starlette:
             events = [*events[:1], stream_failure(protocol)]
         elif (end := protocols.facts(protocol).stream_end) is not None:
             events.append((None, end))
+        facts = protocols.facts(protocol)
         return StreamingResponse(
-            frames(events),
+            frames(events, facts.stream_frames),
             headers={
-                "content-type": "text/event-stream",
+                "content-type": facts.stream_content_type,
                 "cache-control": "no-cache",
                 "connection": "close",
             },
         )
 
-    async def frames(events: list[tuple[str | None, Any]]) -> AsyncIterator[bytes]:
-        for name, data in events:
-            text = data if isinstance(data, str) else json.dumps(data)
-            yield ((f"event: {name}\n" if name else "") + f"data: {text}\n\n").encode()
+    async def frames(
+        events: list[tuple[str | None, Any]], framer: StreamFramer | None
+    ) -> AsyncIterator[bytes]:
+        # A vendor whose stream is not SSE (Bedrock's AWS event-stream) frames it itself.
+        chunks = framer(events) if framer is not None else map(_sse, events)
+        for chunk in chunks:
+            yield chunk
             await pause(emulator.delay)
 
     return Starlette(

@@ -15,6 +15,10 @@ the player answers the decoded conversation, and the answer is encoded with
 as server-sent events. A request the codec cannot decode gets the vendor's 400 with the
 codec's JSON path. Failures are selectable per request (:mod:`flowdebug.emulator.faults`).
 
+One emulator can answer as several players: :meth:`Emulator.mount` serves a player under
+``/play/<token>/`` as well (``base_url(protocol, token)``), so a whole server process shares
+one emulator whatever scenario each person compares.
+
 The server is an ASGI app (:mod:`flowdebug.emulator.app`) on uvicorn, so one emulator can be
 left running for a room: request bodies are capped (the vendor's 413 beyond ``max_body``), a
 request must arrive whole within ``read_timeout`` seconds and an idle connection is closed
@@ -25,10 +29,11 @@ most ``keep_requests`` entries and ``keep_bytes`` bytes of bodies.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import socket
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from contextlib import suppress
 from typing import Any
 
@@ -49,6 +54,7 @@ KEEP_BYTES = 16 << 20  # ... and at most this many bytes of request bodies in it
 READ_TIMEOUT = 10.0  # seconds for a whole request to arrive
 KEEP_ALIVE = 5.0  # seconds an idle connection stays open between requests
 HEADER_LIMIT = 64 << 10  # bytes of a request line and headers
+KEEP_MOUNTS = 64  # players mounted at once; the least recently mounted beyond goes
 
 
 class Emulator:
@@ -92,6 +98,8 @@ class Emulator:
         self.lock = threading.Lock()
         self.requests: deque[dict[str, Any]] = deque()
         self._kept_bytes = 0
+        self._mounts: OrderedDict[str, Player] = OrderedDict()
+        self._mounts_lock = threading.Lock()
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         try:
             self._socket = socket.create_server((host, port), family=family)
@@ -124,9 +132,28 @@ class Emulator:
         host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{port}"
 
-    def base_url(self, protocol: str) -> str:
-        """The SDK ``base_url`` for ``protocol`` (OpenAI's includes ``/v1``)."""
-        return f"{self.url}/v1" if protocol.startswith("openai") else self.url
+    def base_url(self, protocol: str, mount: str | None = None) -> str:
+        """The SDK ``base_url`` for ``protocol`` (OpenAI's includes ``/v1``), answered by the
+        player mounted as ``mount`` (:meth:`mount`) or, without one, the emulator's own."""
+        root = f"{self.url}/play/{mount}" if mount else self.url
+        return f"{root}/v1" if protocol.startswith("openai") else root
+
+    def mount(self, player: Player, name: str) -> str:
+        """Answer as ``player`` under ``/play/<token>/``; returns the token. The same
+        ``name`` gets the same token (its player replaced). At most :data:`KEEP_MOUNTS` are
+        kept: the least recently mounted beyond that is dropped (its requests get a 404)."""
+        token = hashlib.sha256(name.encode()).hexdigest()[:16]
+        with self._mounts_lock:
+            self._mounts[token] = player
+            self._mounts.move_to_end(token)
+            while len(self._mounts) > KEEP_MOUNTS:
+                self._mounts.popitem(last=False)
+        return token
+
+    def mounted(self, token: str) -> Player | None:
+        """The player mounted as ``token``, if it still is."""
+        with self._mounts_lock:
+            return self._mounts.get(token)
 
     def start(self) -> Emulator:
         """Serve in a background thread; returns once the server is up."""

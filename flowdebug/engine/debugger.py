@@ -8,10 +8,16 @@ too. A step that fails (the player errs, an edit is invalid) raises and changes 
 The whole session is one JSON-serialisable
 :class:`~flowdebug.engine.session_state.SessionState`, so it can be saved, restored, forked
 and compared. The phases themselves are :mod:`flowdebug.engine.phases`.
+
+What the session's handlers start (an MCP server, a connection) is held under the session's
+id in :data:`flowdebug.engine.resources.RESOURCES` and let go of when the cycle ends, when the
+session is back at its start, and by :meth:`Session.release` (the app calls it when a browser
+session moves on to another session, and when Streamlit drops the browser session).
 """
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -23,6 +29,7 @@ from flowdebug.engine.faults import Fault
 from flowdebug.engine.handlers import Toolset
 from flowdebug.engine.phases import continuation, declare, execute, request
 from flowdebug.engine.replay import Replay
+from flowdebug.engine.resources import RESOURCES
 from flowdebug.engine.session_state import Breakpoint, SessionState, redraw
 from flowdebug.engine.trace import EventKind, Lane, Phase, TraceEvent
 from flowdebug.errors import UsageError
@@ -41,10 +48,27 @@ class Session:
         # Called with the new state after every change (a step, an edit, an undo): the app
         # saves the session here, so nothing is lost on a reload or a restart.
         self.on_change: Callable[[SessionState], None] | None = None
+        self._cancelled = threading.Event()
 
     def _changed(self) -> None:
         if self.on_change is not None:
             self.on_change(self.state)
+        if self.done or self.state.step == 0:
+            # Over (or back at its start): nothing its handlers started is needed until the
+            # next step, which starts it again. Closed in the background: a stdio server may
+            # take a moment to exit, and the step that ended the cycle does not wait for it.
+            self.release(wait=False)
+
+    def release(self, wait: bool = True) -> int:
+        """Close what this session's handlers started (its MCP servers and connections);
+        the next step that needs one starts it again. Returns how many were closed."""
+        close = RESOURCES.close if wait else RESOURCES.close_later
+        return close(self.state.id)
+
+    def cancel(self) -> None:
+        """Stop stepping: a step under way finishes its phase, and every later step raises
+        (a cancelled background run must not go on starting servers nobody will look at)."""
+        self._cancelled.set()
 
     @classmethod
     def from_scenario(cls, name: str) -> Session:
@@ -84,6 +108,8 @@ class Session:
     def step(self) -> list[TraceEvent]:
         """Run one phase. Raises (changing nothing) when the phase cannot run."""
         s = self.state
+        if self._cancelled.is_set():
+            raise UsageError("the step was cancelled")
         if s.status in ("finished", "halted"):
             raise UsageError(f"the session is over ({s.status_text}); undo, edit or reset")
         if s.status == "awaiting_approval" and not self._approvals_complete():

@@ -45,6 +45,7 @@ from flowdebug.engine.handler_io import (
     ToolContext,
     exception_outcome,
 )
+from flowdebug.engine.resources import RESOURCES
 from flowdebug.engine.sandbox import (
     DISABLED_MESSAGE,
     code_handlers_enabled,
@@ -52,7 +53,7 @@ from flowdebug.engine.sandbox import (
     run_code,
 )
 from flowdebug.hosting import Refused, refusal
-from flowdebug.mcp.client import CALL_TIMEOUT, McpError, client_for
+from flowdebug.mcp.client import CALL_TIMEOUT, McpClient, McpError
 from flowdebug.mcp.spec import McpServerSpec
 from flowdebug.model import Tool, _Model
 
@@ -196,7 +197,7 @@ def handler_refusal(handler: Handler, tool: str | None = None) -> Refused | None
         return None
     whose = f"tool {tool!r}: " if tool else ""
     match handler:
-        case CodeHandler():
+        case CodeHandler() if not code_handlers_enabled():
             return refusal(f"{whose}a code handler", "run Python code typed by a person")
         case PythonHandler() if not _shipped(handler.function):
             return refusal(
@@ -284,11 +285,17 @@ class Toolset(_Model):
 _MARGIN = 0.2
 
 
+def mcp_client(spec: McpServerSpec, owner: str) -> McpClient:
+    """``owner``'s connection to ``spec``'s server, held in the resource registry: closed with
+    its owner, or earlier when more than the process's bound are open (least recently used)."""
+    return RESOURCES.open(owner, ("mcp", spec.key), lambda: McpClient(spec), group="mcp")
+
+
 def prepare_mcp_handler(handler: McpHandler, ctx: ToolContext) -> None:
     """Connect the session's client before a batch's timeouts start (a stdio server takes a
     second or two to start). A server that cannot be reached is reported by the call."""
     with contextlib.suppress(McpError):
-        client_for(handler.server, ctx.session_id).connect()
+        mcp_client(handler.server, ctx.session_id).connect()
 
 
 def run_mcp_handler(handler: McpHandler, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
@@ -297,7 +304,7 @@ def run_mcp_handler(handler: McpHandler, arguments: dict[str, Any], ctx: ToolCon
     timeout = (
         CALL_TIMEOUT if remaining == float("inf") else max(round(remaining - _MARGIN, 1), 0.05)
     )
-    call = client_for(handler.server, ctx.session_id).call_tool(
+    call = mcp_client(handler.server, ctx.session_id).call_tool(
         handler.tool, arguments, timeout=timeout, call_id=ctx.call_id or None
     )
     result = call.result

@@ -2,7 +2,8 @@
 
 A live model call or a slow handler can take seconds. The app starts a :class:`Job`, shows
 progress while it runs, and adopts the clone's state when it finishes; a cancelled job is
-simply never adopted, so the session is exactly as it was.
+simply never adopted, so the session is exactly as it was, and its clone stops stepping
+(the phase under way finishes; a cancelled Run does not go on).
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ class Job:
         return self.done
 
     def cancel(self) -> None:
-        """Forget the job: its clone is never adopted (the thread ends on its own)."""
+        """Forget the job: its clone is never adopted and takes no further step (the thread
+        ends with the phase under way, which its handlers' timeouts bound)."""
         self.cancelled = True
+        self.clone.cancel()
 
     def finish(self) -> Any:
         """Adopt the clone into the session when it succeeded; re-raise its error if not."""

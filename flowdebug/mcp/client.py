@@ -26,7 +26,8 @@ import asyncio
 import atexit
 import contextlib
 import threading
-from collections import OrderedDict, deque
+import weakref
+from collections import deque
 from typing import Any
 
 import mcp_types as types
@@ -45,7 +46,6 @@ __all__ = [
     "McpCall",
     "McpClient",
     "McpError",
-    "client_for",
     "close_all",
 ]
 
@@ -162,6 +162,8 @@ class McpClient:
             if self._conn is not None:
                 await self._conn.close()
             self._conn = Connection(self.spec, self.connect_timeout, self._record)
+            with _OPEN_LOCK:
+                _OPEN.add(self)
             await self._conn.open()
             return self._conn
 
@@ -218,38 +220,19 @@ class McpClient:
             conn.ended = True  # reconnect on next use
 
 
-# --- shared clients, tool sets, the handler -------------------------------------------------
+# --- every client still open, for the process's exit -------------------------------------
 
-# Clients by (server, session). A stdio server is a process of its own per session, so two
-# people stepping the same scenario never see each other's server state (tasks created, ...);
-# an HTTP server is one server whoever calls it, so its connection is shared. The least
-# recently used client beyond MAX_CLIENTS is closed (its session gets a fresh server).
-MAX_CLIENTS = 16
-_POOL: OrderedDict[tuple[str, str], McpClient] = OrderedDict()
-_POOL_LOCK = threading.Lock()
-
-
-def client_for(spec: McpServerSpec, session_id: str = "") -> McpClient:
-    """The client of ``spec``'s server for ``session_id`` ("": listings, the command line)."""
-    key = (spec.key, session_id if spec.stdio is not None else "")
-    with _POOL_LOCK:
-        client = _POOL.get(key)
-        if client is None:
-            client = _POOL[key] = McpClient(spec)
-        _POOL.move_to_end(key)
-        evicted = [_POOL.popitem(last=False)[1] for _ in range(len(_POOL) - MAX_CLIENTS)]
-    for old in evicted:
-        with contextlib.suppress(Exception):  # a server that already died has nothing to close
-            old.close()
-    return client
+# Who holds a client, and for how long, is the engine's business (flowdebug.engine.resources):
+# this set only lets the process's exit close what is still connected. Weak: it holds nobody.
+_OPEN: weakref.WeakSet[McpClient] = weakref.WeakSet()
+_OPEN_LOCK = threading.Lock()
 
 
 @atexit.register
 def close_all() -> None:
-    """Close every shared client (stdio servers exit with the process anyway)."""
-    with _POOL_LOCK:
-        clients = list(_POOL.values())
-        _POOL.clear()
+    """Close every client still connected (a stdio server is asked to exit, then killed)."""
+    with _OPEN_LOCK:
+        clients = list(_OPEN)
     for client in clients:
         with contextlib.suppress(Exception):  # at exit a dead server must not hide the real error
             client.close()

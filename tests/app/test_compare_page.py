@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -12,16 +13,20 @@ from tests.app.markdown import shown
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "compare.py"
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _stop_the_shared_emulator():
+    yield
+    from pages import lifetime
+
+    lifetime._emulator.clear()  # its on_release stops it, before pytest closes its logs
+
+
 @pytest.fixture
 def at() -> AppTest:
     app = AppTest.from_file(str(PAGE), default_timeout=90)
     app.run()
     assert not app.exception
-    yield app
-    for emu in (
-        app.session_state["fd_emulators"].values() if "fd_emulators" in app.session_state else []
-    ):
-        emu.stop()
+    return app
 
 
 def test_compare_sends_the_request_to_every_player_and_checks_the_calls(at):
@@ -67,7 +72,19 @@ def test_compare_with_a_live_player_and_no_key_reports_the_error_per_row(at, mon
     ]
 
 
-def test_another_scenario_gets_its_own_emulator_and_old_results_go(at):
+def test_every_browser_session_shares_the_process_one_emulator(at):
+    other = AppTest.from_file(str(PAGE), default_timeout=90)
+    other.run()
+    for app in (at, other):
+        app.button(key="cmp_run").click().run()
+        app.button(key="ab_run").click().run()
+        assert not app.exception
+        assert app.session_state.fd_compare and app.session_state.fd_ab
+    emulators = [t for t in threading.enumerate() if t.name == "flowdebug-emulator"]
+    assert len(emulators) == 1  # not one per browser session, nor one per scenario or rule
+
+
+def test_another_scenario_gets_its_own_player_and_old_results_go(at):
     from flowdebug.engine.debugger import Session
 
     at.button(key="cmp_run").click().run()

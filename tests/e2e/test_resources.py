@@ -1,0 +1,340 @@
+"""What a browser session starts ends with it (issue 18 item 2), against `streamlit run`.
+
+Several Chromium sessions open saved ``mcp_weather`` sessions by their links and run them to
+the end (a stdio MCP server each), use the Compare page's offline emulator, and play the model
+live against a local emulator; then the browsers leave. The server runs with a short
+``--server.disconnectedSessionTTL``, so Streamlit drops the sessions within seconds, and the
+test reads /proc (no psutil) to check that none of the child processes, threads or temporary
+files those sessions started is still there.
+
+The baseline is taken after one warm-up session has come and gone: what is left then is the
+process's own (Streamlit's threads, the one shared emulator, the MCP client's loop thread, the
+reaper), and more sessions must leave the server exactly as the warm-up left it. Streamlit's
+own pool of file-serving threads is let shrink before each reading (it drops idle workers only
+when next used), so that it is not mistaken for what a session left.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from flowdebug.emulator.server import Emulator
+from flowdebug.engine.debugger import Session
+from flowdebug.mcp.client import close_all
+from flowdebug.store.sessions import open_store
+from tests.e2e.app_server import ROOT, free_port, wait_idle
+
+pytestmark = pytest.mark.browser
+
+TTL = 2  # seconds Streamlit keeps a disconnected session for its reconnect
+SETTLE = 40.0  # seconds the server gets to let go of what the dropped sessions held
+IDLE_WORKER = 11.0  # seconds after which AnyIO's pool lets an idle worker thread go
+
+
+@dataclass
+class Server:
+    url: str
+    pid: int
+    tmp: Path
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What the server process holds, read from /proc."""
+
+    children: tuple[str, ...]  # every descendant process's command line
+    threads: int
+    rss_kb: int
+    children_rss_kb: int
+    temp_fds: int  # open descriptors on files in its TMPDIR (deleted or not)
+    temp_files: int  # files left in its TMPDIR
+
+    def __str__(self) -> str:
+        return (
+            f"{len(self.children)} child processes ({self.children_rss_kb / 1024:.0f} MB), "
+            f"{self.threads} threads, RSS {self.rss_kb / 1024:.0f} MB, "
+            f"{self.temp_fds} open temporary files, "
+            f"{self.temp_files} files in TMPDIR"
+        )
+
+
+def _descendants(pid: int) -> list[int]:
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        # The command name may hold spaces and parentheses: the fields follow the last ')'.
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] != "Z":  # a zombie holds nothing but its exit status
+            parents[int(entry)] = int(fields[1])
+    found, frontier = [], [pid]
+    while frontier:
+        parent = frontier.pop()
+        kids = [p for p, pp in parents.items() if pp == parent]
+        found += kids
+        frontier += kids
+    return found
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "?"
+    return raw.replace(b"\0", b" ").decode(errors="replace").strip()
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    return next((int(ln.split()[1]) for ln in status.splitlines() if ln.startswith("VmRSS")), 0)
+
+
+def usage(server: Server) -> Usage:
+    pid = server.pid
+    kids = _descendants(pid)
+    temp_fds = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        temp_fds += target.startswith(str(server.tmp))
+    return Usage(
+        children=tuple(_cmdline(p) for p in kids),
+        threads=len(os.listdir(f"/proc/{pid}/task")),
+        rss_kb=_rss_kb(pid),
+        children_rss_kb=sum(_rss_kb(p) for p in kids),
+        temp_fds=temp_fds,
+        temp_files=sum(1 for _ in server.tmp.rglob("*")),
+    )
+
+
+def _prune_pools(server: Server) -> None:
+    """Let the server's own worker pool shrink back: Streamlit serves files through AnyIO's
+    thread pool, whose idle workers (10 s) are only let go of when the pool is next used. A
+    pool the process keeps for itself, not a thread any session started."""
+    time.sleep(IDLE_WORKER)
+    for _ in range(2):
+        with urllib.request.urlopen(f"{server.url}/", timeout=10) as r:
+            r.read()
+
+
+def settled(server: Server, baseline: Usage, timeout: float = SETTLE) -> Usage:
+    """The server's usage once it is back to ``baseline`` (or the last reading at ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        _prune_pools(server)
+        now = usage(server)
+        back = (
+            len(now.children) <= len(baseline.children)
+            and now.threads <= baseline.threads
+            and now.temp_fds <= baseline.temp_fds
+            and now.temp_files <= baseline.temp_files
+        )
+        if back or time.monotonic() > deadline:
+            return now
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[Server]:
+    """`streamlit run app.py` whose disconnected sessions are dropped after TTL seconds."""
+    base = tmp_path_factory.mktemp("resources")
+    tmp = base / "tmp"
+    tmp.mkdir()
+    port = free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "FLOWDEBUG_DB": str(base / "sessions.db"),
+        "TMPDIR": str(tmp),  # every temporary file the server makes lands here
+    }
+    env.pop("FLOWDEBUG_SHARED", None)  # the MCP scenario's stdio server must be allowed
+    log = (base / "streamlit.log").open("wb")
+    # The server's own interpreter, not a wrapper: its pid is the one whose children count.
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(ROOT / "app.py"),
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+            "--server.disconnectedSessionTTL",
+            str(TTL),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("streamlit did not become healthy") from None
+                time.sleep(0.3)
+        yield Server(url, proc.pid, tmp)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[Emulator]:
+    """The local vendor-API emulator a live player talks to (in this test's process)."""
+    with Emulator(scenario="mcp_weather") as emu:
+        yield emu
+
+
+def saved_mcp_session() -> str:
+    """A new saved ``mcp_weather`` session in the server's store: its id, for the link."""
+    session = Session.from_scenario("mcp_weather")  # lists the tools (a stdio server here)
+    with open_store(os.environ.get("FLOWDEBUG_TEST_DB")) as store:
+        store.save(session.state)
+    close_all()  # this test process's listing server
+    return session.state.id
+
+
+def run_to_the_end(page) -> None:
+    page.locator(".st-key-run button").first.click()
+    wait_idle(page)
+    # The cycle is over when Run is disabled (the model answered without calls).
+    page.locator(".st-key-run button[disabled]").first.wait_for(timeout=60_000)
+
+
+def mcp_session(browser, url: str, session_id: str) -> None:
+    """Open a saved MCP session by its link and run its cycle to the end."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(f"{url}/?session={session_id}")
+    wait_idle(page)
+    run_to_the_end(page)
+    ctx.close()
+
+
+def compare_session(browser, url: str, session_id: str) -> None:
+    """Compare two players on the offline emulator, then the A/B test."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(f"{url}/compare?session={session_id}")
+    wait_idle(page)
+    page.locator(".st-key-cmp_run button").click()
+    wait_idle(page)
+    page.locator("[data-testid='stDataFrame']").first.wait_for()
+    page.locator(".st-key-ab_run button").click()
+    wait_idle(page)
+    page.get_by_text("Runs per variant", exact=False).first.wait_for()
+    page.locator("[data-testid='stDataFrame']").first.wait_for()
+    ctx.close()
+
+
+def live_session(browser, url: str, session_id: str, emulator: Emulator) -> None:
+    """Play the model live (OpenAI Chat) against the local emulator, to the end."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(f"{url}/?session={session_id}")
+    wait_idle(page)
+    page.get_by_text("Who plays the model").click()
+    page.locator(".st-key-player_kind").get_by_text("Live model").click()
+    wait_idle(page)
+    field = page.locator(".st-key-live_base_url input")
+    field.fill(emulator.base_url("openai-chat"))
+    field.press("Enter")
+    wait_idle(page)
+    page.locator(".st-key-apply_player button").click()
+    wait_idle(page)
+    page.get_by_text("openai-chat:", exact=False).first.wait_for()
+    run_to_the_end(page)
+    ctx.close()
+
+
+def test_sessions_leave_nothing_behind_when_streamlit_drops_them(
+    server, browser, emulator, tmp_path, monkeypatch
+):
+    db = Path(server.tmp).parent / "sessions.db"
+    monkeypatch.setenv("FLOWDEBUG_TEST_DB", str(db))
+    start = usage(server)
+
+    # Warm-up: what the process keeps for itself (shared emulator, loop threads) starts here.
+    mcp_session(browser, server.url, saved_mcp_session())
+    compare_session(browser, server.url, saved_mcp_session())
+    time.sleep(TTL + 3)
+    baseline = settled(server, start)
+
+    for _ in range(3):
+        mcp_session(browser, server.url, saved_mcp_session())
+    busy = usage(server)
+    compare_session(browser, server.url, saved_mcp_session())
+    live_session(browser, server.url, saved_mcp_session(), emulator)
+    time.sleep(TTL + 3)
+    after = settled(server, baseline)
+
+    report = f"start: {start}\nbaseline: {baseline}\nbusy: {busy}\nafter: {after}"
+    print(report)
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    (ROOT / "artifacts" / "resources.txt").write_text(report + "\n")
+    assert baseline.children == (), f"left by the warm-up: {baseline.children}\n{report}"
+    assert after.children == (), f"child processes left: {after.children}\n{report}"
+    assert after.threads <= baseline.threads, report
+    assert after.temp_fds == 0 and after.temp_files == 0, report
+
+
+def test_the_sidebar_keeps_its_values_from_page_to_page(server, browser):
+    """Drawn once by app.py, the sidebar's widgets are never unmounted by a page change."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(server.url)
+    wait_idle(page)
+    page.locator(".st-key-presenter label").click()
+    wait_idle(page)
+    chips = page.locator(".st-key-protocols [data-tag]")
+    before = chips.count()
+    assert before >= 5
+    page.locator(".st-key-protocols button[aria-label^='Remove']").first.click()
+    wait_idle(page)
+    assert chips.count() == before - 1
+    for title in ("Tools", "Sessions", "Debugger"):
+        page.locator("[data-testid='stSidebarNav']").get_by_text(title, exact=True).click()
+        wait_idle(page)
+        assert page.locator(".st-key-presenter input").is_checked(), title
+        assert chips.count() == before - 1, title
+    ctx.close()
