@@ -108,14 +108,19 @@ phase = phase_now(state)
 status = "ready" if s.approvals_decided() else state.status  # every waiting call decided
 status_icon = {"finished": "✅", "halted": "🛑", "awaiting_approval": "✋"}.get(status, "▶️")
 upcoming = "" if s.done or not state.events else f" · next: {PHASE_TITLES[state.next_phase]}"
-bar.markdown(
-    f"**{PHASE_TITLES[phase]}** &nbsp; step {state.step} · round {state.round}{upcoming}",
-    width="content",
-)
-st.info(f"{status_icon} {common.literal(state.status_text)}")
-if s.done:
-    st.caption("The cycle is over: Undo, edit the history, or Reset to go again.")
-play.story_panel(state, common.chosen_protocols())
+# Where the cycle stands opens the story of its phase: in the bar it stays one click away
+# without pushing the graph below a projector's fold.
+with bar:
+    play.story_panel(
+        state,
+        common.chosen_protocols(),
+        label=f"**{PHASE_TITLES[phase]}** · step {state.step} · round {state.round}{upcoming}",
+    )
+# One compact line, and none while Play tells the cycle again: the status is the end's.
+if play.play_upto() is None:
+    hint = " — Undo, edit the history, or Reset to go again." if s.done else ""
+    with st.container(key="fd_status"):
+        st.info(f"{status_icon} {common.literal(state.status_text)}{hint}")
 
 # -- a person's decisions -------------------------------------------------------------------
 waiting = [
@@ -128,9 +133,8 @@ waiting = [
 if state.status == "awaiting_approval" and waiting:
     st.warning("A destructive tool waits for your decision.")
     for call in s.conversation.messages[-1].tool_calls:
-        if call.id in state.decisions or not s.state.toolset.get(call.name):
-            continue
-        if not s.state.toolset.get(call.name).tool.destructive:
+        entry = s.state.toolset.get(call.name)
+        if call.id in state.decisions or entry is None or not entry.tool.destructive:
             continue
         with st.container(border=True):
             st.markdown(f"**{common.literal(call.name)}** {common.code_span(call.id)}")
@@ -139,7 +143,7 @@ if state.status == "awaiting_approval" and waiting:
                 json.dumps(call.arguments, indent=2),
                 key=f"args_{call.id}",
             )
-            tool = s.state.toolset.get(call.name).tool
+            tool = entry.tool
             edited, problems = edited_arguments(args, tool.parameters)
             if edited is not None and problems:
                 st.warning(

@@ -5,8 +5,12 @@ A helper of the pages, not a page: app.py lists the pages st.navigation runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import streamlit as st
 
+from flowdebug import protocols
 from flowdebug.engine.session_state import SessionState
 from flowdebug.render import Style, to_png
 from flowdebug.views.debugger import AlignedView, aligned, refusals
@@ -39,16 +43,21 @@ def _pick_event(view_events: tuple[tuple[int, str], ...]) -> None:
     )
 
 
+def _png(view: AlignedView, protocol: str) -> bytes:
+    return to_png(view.export_dot(protocol))
+
+
 def _exports(view: AlignedView) -> None:
     with st.expander("Export one vendor's graph (on the same rows)", key="export_open"):
         for col in view.columns:
             row = st.container(horizontal=True, gap="small", vertical_alignment="center")
             row.markdown(f"**{common.literal(col.title)}**", width="content")
-            for label, data, ext, mime in [
-                ("SVG", lambda p=col.protocol: view.export_svg(p), "svg", "image/svg+xml"),
-                ("PNG", lambda p=col.protocol: to_png(view.export_dot(p)), "png", "image/png"),
-                ("Mermaid", lambda p=col.protocol: view.export_mermaid(p), "mmd", "text/plain"),
-            ]:
+            exports: list[tuple[str, Callable[[], str | bytes], str, str]] = [
+                ("SVG", partial(view.export_svg, col.protocol), "svg", "image/svg+xml"),
+                ("PNG", partial(_png, view, col.protocol), "png", "image/png"),
+                ("Mermaid", partial(view.export_mermaid, col.protocol), "mmd", "text/plain"),
+            ]
+            for label, data, ext, mime in exports:
                 row.download_button(
                     label,
                     data=data,
@@ -68,6 +77,8 @@ def draw_aligned(
 ) -> None:
     """Every chosen vendor on shared rows, in one SVG at its natural size."""
     selected = st.session_state.get("fd_event", NO_EVENT)
+    if selected == NO_EVENT and upto is not None and upto >= 0:
+        selected = upto  # Play lights the event it just revealed, in every vendor
     refused = refusals(state.conversation, state.events, chosen)
     # Streaming shown when the model's turns were streamed (the sidebar's Stream) or asked for.
     stream = bool(st.session_state.get("show_stream", False))
@@ -81,12 +92,11 @@ def draw_aligned(
         stream=stream,
         upto_seq=upto,
     )
-    if view.events:
-        _pick_event(view.events)
     if len(view.columns) > 2:  # the view is wider than a screen: say who is off to the right
+        # One line (short names), so the arrows start right under it.
         st.caption(
-            "Vendors side by side, on the same rows: "
-            + " · ".join(common.literal(c.title) for c in view.columns)
+            "Side by side on the same rows: "
+            + " · ".join(common.literal(protocols.facts(c.protocol).short) for c in view.columns)
             + " — scroll the view sideways to see them all."
         )
     # Not st.html: its sanitizer keeps only the HTML profile and drops every SVG element. The
@@ -102,6 +112,9 @@ def draw_aligned(
             "Streamed: the rows under each call are its arguments as that vendor's stream "
             "delivered them, the newest fragment in bold (Gemini sends each call whole)."
         )
+    # Under the graph: above it, it pushed the arrows below a projector's fold.
+    if view.events:
+        _pick_event(view.events)
     if view.hidden:
         st.caption(
             f"{view.hidden} events outside this window are hidden — tick *Show the whole trace*, "

@@ -23,7 +23,7 @@ from flowdebug import protocols
 from flowdebug.engine.session_state import SessionState
 from flowdebug.views.debugger import PHASE_TITLES, phase_now, refusals
 from flowdebug.views.story import Story, caption, phase_story
-from pages import actions, common
+from pages import actions, common, projector
 
 PACES = (0.5, 1.0, 2.0)  # seconds per event
 PLAYING = "fd_playing"
@@ -31,23 +31,39 @@ UPTO = "fd_play_upto"  # the last seq revealed; -1: none yet
 PACE = "fd_play_pace"
 DUE = "fd_play_due"  # when the next event is due (time.monotonic)
 TRACE = "fd_play_trace"  # the trace being played; None: the one a queued Run is making
+RUN = "fd_play_run"  # one per press of Play: the view follows each run until a person takes over
 
-# The caption is read from across a room: larger than body text, and it keeps its height
-# from one event to the next so the graph under it does not jump.
+# The caption is read from across a room: larger than body text.
 CSS = """
 <style>
   [data-testid="stLayoutWrapper"]:has(> .st-key-fd_play_line) { flex: 1 1 100%; }
   .st-key-fd_play_caption [data-testid="stText"] { font-size: 1.15rem; line-height: 1.4; }
-  .st-key-fd_play_caption { gap: 0; min-height: 3.2rem; }
+  .st-key-fd_play_caption { gap: 0; }
   .st-key-fd_play_count [data-testid="stText"] { opacity: 0.7; font-size: 0.85rem; }
   .st-key-fd_story_refused { border-color: rgba(255, 75, 75, 0.8) !important; }
 </style>
 """
-# Presenter mode: the sentence is what the room reads.
+# While a playback is under way the caption keeps the height of its two lines (the count and
+# the sentence), so the graph under it does not jump from one event to the next.
+CSS_PLAYING = """
+<style>
+  .st-key-fd_play_caption { min-height: 3.2rem; }
+</style>
+"""
+# Presenter mode: the sentence is what the room reads; where the cycle stands and the pace
+# are the presenter's, in smaller type, so the whole bar fits on one line at 1280 px. The
+# story's popover is drawn outside the page's main block, which the app's large type misses.
 CSS_PRESENTER = """
 <style>
   .st-key-fd_play_caption [data-testid="stText"] { font-size: 1.45rem; }
+  .st-key-fd_play_caption .st-key-fd_play_count [data-testid="stText"] { font-size: 1.05rem; }
+  .st-key-fd_controls { column-gap: 0.75rem; }
+  .st-key-fd_controls .st-key-fd_story_open button p,
+  .st-key-fd_controls .st-key-fd_play_pace_open button p { font-size: 0.95rem !important; }
   .st-key-fd_story [data-testid="stText"] { font-size: 1.35rem; }
+  .st-key-fd_story [data-testid="stMarkdownContainer"] p { font-size: 1.35rem !important; }
+  .st-key-fd_story [data-testid="stCaptionContainer"] p { font-size: 1.1rem !important; }
+  .st-key-fd_story code { font-size: 1.1rem !important; }
 </style>
 """
 
@@ -75,6 +91,7 @@ def _toggle() -> None:
         return
     state = common.session().state
     ss[PLAYING], ss[DUE] = True, 0.0
+    ss[RUN] = int(ss.get(RUN, 0)) + 1
     if not state.events:
         actions.queue_action("run")
         ss[TRACE], ss[UPTO] = None, -1
@@ -92,6 +109,8 @@ def _sync(state: SessionState) -> None:
         return
     if ss.get(TRACE) is None and ss.get(PLAYING):
         ss[TRACE] = _trace(state)  # the trace the queued Run just made
+        # Once more without the Run's progress box, which would sit over the graph all along.
+        st.rerun()
     elif ss.get(TRACE) != _trace(state):
         _stop(keep=False)
 
@@ -99,12 +118,16 @@ def _sync(state: SessionState) -> None:
 def play_upto() -> int | None:
     """The last seq to draw while a playback is under way (playing, or paused mid-way); None
     when there is none: draw everything."""
-    upto = st.session_state.get(UPTO)
+    ss = st.session_state
+    upto = ss.get(UPTO)
     if upto is None:
         return None
-    events = common.session().state.events
+    state = common.session().state
+    events = state.events
     if not events or upto >= events[-1].seq:
         return None
+    if ss.get(TRACE) is not None and ss.get(TRACE) != _trace(state):
+        return None  # a step, an undo or an edit since: this playback is over
     return max(upto, -1)
 
 
@@ -125,8 +148,11 @@ def play_controls(
     actions.run_queued()  # Play with no trace queued a Run: the page may not have run it yet
     state = common.session().state
     _sync(state)
-    st.html(CSS + (CSS_PRESENTER if common.presenter() else ""))
     playing = bool(st.session_state.get(PLAYING))
+    under_way = play_upto() is not None or playing
+    st.html(
+        CSS + (CSS_PLAYING if under_way else "") + (CSS_PRESENTER if common.presenter() else "")
+    )
     # Play and the pace sit with the other controls; the caption takes a line of its own.
     st.button(
         "Pause" if playing else "Play",
@@ -138,16 +164,22 @@ def play_controls(
         else "Draw the cycle event by event, with a sentence for each (P)",
         on_click=_toggle,
     )
-    st.segmented_control(
-        "Pace",
-        PACES,
-        key=PACE,
-        default=1.0,
-        required=True,
-        format_func=lambda p: f"{p:g} s",
-        label_visibility="collapsed",
-        help="Seconds per event",
-    )
+    # The pace behind a small button: three choices side by side would push the bar onto a
+    # second line at a projector's 1280 px, and the bar stays on screen over the graph.
+    with st.popover(
+        f"{_pace():g} s",
+        icon=":material/speed:",
+        key="fd_play_pace_open",
+        help="Pace: seconds per event",
+    ):
+        st.segmented_control(
+            "Seconds per event",
+            PACES,
+            key=PACE,
+            default=1.0,
+            required=True,
+            format_func=lambda p: f"{p:g} s",
+        )
     tick = st.fragment(_tick, run_every=_pace() if playing else None)
     with st.container(key="fd_play_line"):
         tick(list(names), stage)
@@ -170,11 +202,14 @@ def _tick(names: list[str], stage: Callable[[int | None], None] | None) -> None:
             st.rerun()  # the button turns back into Play, and the timer stops
     with st.container(key="fd_play_caption"):
         if upto is None or upto < 0 or not events:
-            st.text(
-                "Press Play to watch the cycle event by event, each told in a sentence."
-                if events
-                else "Press Play: the cycle runs, then plays back event by event."
-            )
+            # A small line at most, in the bar that stays over the graph (Play's tooltip says
+            # the rest); none once the cycle is drawn.
+            if not events or upto is not None:
+                with st.container(key="fd_play_count"):
+                    st.text(
+                        "Play: the cycle runs, then plays back event by event, each told in a "
+                        "sentence."
+                    )
         else:
             e = events[min(upto, len(events) - 1)]
             refused = refusals(state.conversation, events, names)
@@ -183,15 +218,29 @@ def _tick(names: list[str], stage: Callable[[int | None], None] | None) -> None:
             st.text(caption(e, events, state, refused))
     if stage is not None:
         stage(play_upto())
+        if ss.get(PLAYING) and upto is not None and upto >= 0:
+            projector.follow_event(int(ss.get(RUN, 0)), upto)
 
 
-def story_panel(state: SessionState, names: Sequence[str]) -> None:
+def story_panel(state: SessionState, names: Sequence[str], label: str | None = None) -> None:
     """The current phase as it happened in this session, sentence by sentence, the vendors
-    that refuse its request, and (one click away) each vendor's JSON fields for it."""
+    that refuse its request, and (one click away) each vendor's JSON fields for it.
+
+    A popover opened from the current container (the Debugger's control bar, whose ``label``
+    is where the cycle stands): above the graph the story would push the arrows below the
+    fold of a projector, and in the bar it stays one click away however far the graph is
+    scrolled."""
     phase = phase_now(state)
     refused = refusals(state.conversation, state.events, names)
     story = phase_story(state, phase, names, refused)
-    with st.container(key="fd_story", border=True):
+    pop = st.popover(
+        label or f"**{PHASE_TITLES[phase]}**",
+        icon=":material/menu_book:" if not story.rejections else ":material/block:",
+        key="fd_story_open",
+        help="What this phase is for, what happened in it this time, and each vendor's JSON "
+        "fields for it",
+    )
+    with pop, st.container(key="fd_story"):
         st.markdown(f"**{PHASE_TITLES[phase]}**")
         st.caption(story.meaning)  # what the phase is for; then how it went this time
         if story.sentences:

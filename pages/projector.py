@@ -13,13 +13,15 @@ from flowdebug.render.dot import HIGHLIGHT
 # The Debugger's controls stay on screen while the graphs scroll under them, just below
 # Streamlit's own header (3.75rem high). The sticky element is the container's layout
 # wrapper: the keyed block itself is exactly as tall as the wrapper, so it could not move.
-# The script gives the bar the app's background.
+# The script gives the bar the app's background. The status under it is one slim line, so
+# the graph starts right below.
 CSS_CONTROLS = """
 <style>
   [data-testid="stLayoutWrapper"]:has(> .st-key-fd_controls) { position: sticky;
     top: 3.75rem; z-index: 99; padding: 0.35rem 0;
     border-bottom: 1px solid rgba(128, 128, 128, 0.25); }
   .st-key-fd_controls p { margin: 0; }
+  .st-key-fd_status [data-testid="stAlertContainer"] { padding: 0.3rem 0.75rem; }
 </style>
 """
 
@@ -104,3 +106,66 @@ def follow_step(step: int) -> None:
     """Clicker keys for the Debugger, and the view following the lit step after ``step``
     changes. Call it last: the script runs once the page is drawn."""
     st.html(_FOLLOW % (step, HIGHLIGHT, HIGHLIGHT), unsafe_allow_javascript=True)
+
+
+# Runs in the page each time Play reveals an event: the newest revealed event (its arrows
+# and labels in every vendor, ``.ev-N`` in the aligned view) is brought under the control
+# bar, a third of the way down what the bar leaves, so the arrows that follow show below it.
+# The rules of follow_step: a wheel, a touch or a click outside the control bar means the
+# person took over, and this playback stops following them (pressing Play again, a new
+# ``run``, follows again); window.__fdFollowing says whether a follow is still going.
+_FOLLOW_PLAY = """
+<script>
+(() => {
+  const run = %d, seq = %d;
+  if (!window.__fdPlayHands) {
+    window.__fdPlayHands = true;
+    for (const kind of ["wheel", "touchstart", "mousedown"]) {
+      document.addEventListener(kind, (e) => {
+        if (e.target.closest && e.target.closest(".st-key-fd_controls")) return;
+        window.__fdPlayLeft = window.__fdPlayRun;
+        if (window.__fdFollowing) {
+          clearInterval(window.__fdFollow);
+          window.__fdFollowing = false;
+        }
+      }, {passive: true, capture: true});
+    }
+  }
+  window.__fdPlayRun = run;
+  if (window.__fdPlayLeft === run) return;
+  const stop = () => { clearInterval(window.__fdFollow); window.__fdFollowing = false; };
+  clearInterval(window.__fdFollow);
+  window.__fdFollowing = true;
+  const until = Date.now() + 1500;
+  window.__fdFollow = setInterval(() => {
+    if (Date.now() > until || window.__fdPlayLeft === run) return stop();
+    const parts = document.querySelectorAll(`svg.fd-aligned .ev-${seq}`);
+    if (!parts.length) return;
+    let first = Infinity, last = -Infinity;
+    for (const p of parts) {
+      const r = p.getBoundingClientRect();
+      if (r.height === 0 && r.width === 0) continue;
+      first = Math.min(first, r.top);
+      last = Math.max(last, r.bottom);
+    }
+    if (first === Infinity) return;
+    const keyed = document.querySelector(".st-key-fd_controls");
+    const bar = keyed && keyed.closest("[data-testid='stLayoutWrapper']");
+    const top = (bar ? bar.getBoundingClientRect().bottom : 0) + 24;
+    const bottom = window.innerHeight - 60;
+    if (first >= top && last <= bottom) return;
+    const at = top + Math.max(0, (bottom - top) / 3 - (last - first) / 2);
+    const by = {top: first - at, behavior: "instant"};
+    const scroller = document.querySelector("[data-testid='stMain']");
+    if (scroller && scroller.scrollHeight > scroller.clientHeight) scroller.scrollBy(by);
+    else window.scrollBy(by);
+  }, 100);
+})();
+</script>
+"""
+
+
+def follow_event(run: int, seq: int) -> None:
+    """During Play: bring the event ``seq`` just revealed under the control bar, unless the
+    person scrolled or clicked during this playback (``run``: one per press of Play)."""
+    st.html(_FOLLOW_PLAY % (run, seq), unsafe_allow_javascript=True)

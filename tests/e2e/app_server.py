@@ -1,4 +1,5 @@
-"""`streamlit run app.py` on a free port, for the browser tests, and Chromium's settings."""
+"""`streamlit run app.py` (or another script) on a free port, for the browser tests, and
+Chromium's settings."""
 
 from __future__ import annotations
 
@@ -32,8 +33,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def app_server(db: Path, **env: str) -> Iterator[str]:
-    """The app's URL, served with its sessions in ``db`` until the block ends."""
+def app_server(db: Path, script: Path | None = None, **env: str) -> Iterator[str]:
+    """The app's URL, served with its sessions in ``db`` until the block ends; ``script``: a
+    page to serve alone instead of app.py (a test's own page)."""
     port = free_port()
     environ = {**os.environ, "PYTHONPATH": str(ROOT), "FLOWDEBUG_DB": str(db), **env}
     # The server's output goes to a file: an unread pipe fills up and blocks the server.
@@ -45,7 +47,7 @@ def app_server(db: Path, **env: str) -> Iterator[str]:
             "-m",
             "streamlit",
             "run",
-            str(ROOT / "app.py"),
+            str(script or ROOT / "app.py"),
             "--server.port",
             str(port),
             "--server.headless",

@@ -1,6 +1,7 @@
 """A page for tests/e2e/test_play.py (run alone with ``streamlit run``): the Play controls and
-the story panel over this browser session's debugger session, with a graph the Play fragment
-grows event by event, as the Debugger's will once its graph takes ``upto``.
+the story panel over this browser session's debugger session, with a plain graph the Play
+fragment grows event by event and whose text says how many events it draws (the Debugger's
+aligned view is tested on the Debugger itself).
 
 ``?fault=SPEC`` starts the weather scenario with that fault injected."""
 
@@ -36,4 +37,5 @@ def stage(upto: int | None) -> None:
 
 with bar:
     play.play_controls(common.session().state, NAMES, stage=stage)
-play.story_panel(common.session().state, NAMES)
+with bar:
+    play.story_panel(common.session().state, NAMES)

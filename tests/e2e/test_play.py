@@ -2,26 +2,21 @@
 reveals it event by event at the chosen pace, each event with its sentence, the graph growing
 with it; Pause stops it where it is. Screenshots go to artifacts/screenshots/ (kept by CI).
 
-The page is tests/e2e/play_page.py (Play and the story panel over the debugger session) until
-the Debugger itself draws them.
+Two pages: tests/e2e/play_page.py (Play and the story over the debugger session, with a
+plain graph whose text says how much is drawn), and the Debugger itself (app.py), where the
+aligned view grows and the view follows the event just revealed.
 """
 
 from __future__ import annotations
 
 import itertools
-import os
 import re
-import subprocess
-import sys
 import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.app_server import ROOT, free_port, wait_idle
+from tests.e2e.app_server import ROOT, app_server, wait_idle
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 PAGE = Path(__file__).resolve().parent / "play_page.py"
@@ -31,49 +26,9 @@ COUNT = re.compile(r"event (\d+) of (\d+)")
 pytestmark = pytest.mark.browser
 
 
-@contextmanager
-def _serve(script: Path, db: Path) -> Iterator[str]:
-    """``streamlit run script`` on a free port, as tests/e2e/app_server.py serves app.py."""
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "FLOWDEBUG_DB": str(db)}
-    log = db.parent / f"streamlit-{port}.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "streamlit", "run", str(script)),
-                *("--server.port", str(port), "--server.headless", "true"),
-                *("--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"),
-                *("--server.fileWatcherType", "none"),
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                        if r.status == 200:
-                            break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise RuntimeError(log.read_text(errors="replace")[-2000:]) from None
-                    time.sleep(0.3)
-            yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-
-
 @pytest.fixture(scope="module")
 def play_server(tmp_path_factory):
-    with _serve(PAGE, tmp_path_factory.mktemp("play") / "sessions.db") as url:
+    with app_server(tmp_path_factory.mktemp("play") / "sessions.db", PAGE) as url:
         yield url
 
 
@@ -92,20 +47,49 @@ def _play_button(page):
     return page.locator(".st-key-play button").first
 
 
+def _pace(page, label: str) -> None:
+    """Choose the pace (behind a small button in the control bar)."""
+    page.locator(".st-key-fd_play_pace_open button").first.click()
+    page.locator(".st-key-fd_play_pace").get_by_text(label).click()
+    wait_idle(page)
+    page.keyboard.press("Escape")  # the popover closes; the pace stays
+
+
+# How much each page's graph draws, as "revealed N of": the test page says it in words; the
+# Debugger's aligned view is read for the newest event it draws (events are numbered from
+# 1, their seq from 0).
+PLAIN = "(() => { const g = document.querySelector('.st-key-play_graph');"
+PLAIN += " return g ? g.innerText : ''; })()"
+ALIGNED = """(() => {
+  const seqs = [...document.querySelectorAll('svg.fd-aligned .ev')].map(e =>
+    Math.max(...[...e.classList].map(c => /^ev-(\\d+)$/.exec(c)).filter(Boolean)
+      .map(m => +m[1])));
+  return seqs.length ? `revealed ${Math.max(...seqs) + 1} of` : '';
+})()"""
+
 # Every state of the caption area and the graph's count, recorded in the page as the DOM
 # changes: a poll from here could miss a beat while the browser is busy drawing a graph.
 RECORD = """() => {
   window.__seen = [];
   const read = () => {
     const cap = document.querySelector('.st-key-fd_play_caption');
-    const graph = document.querySelector('.st-key-play_graph');
     if (!cap) return;
-    const text = cap.innerText, drawn = graph ? graph.innerText : '';
+    const text = cap.innerText, drawn = %s;
     const last = window.__seen[window.__seen.length - 1];
     if (!last || last[0] !== text || last[1] !== drawn) window.__seen.push([text, drawn]);
   };
   new MutationObserver(read).observe(document.body,
     {subtree: true, childList: true, characterData: true});
+}"""
+
+# The boxes, on screen, of the newest event the aligned view draws (every vendor's).
+NEWEST = """() => {
+  const all = [...document.querySelectorAll('svg.fd-aligned .ev')];
+  const seq = e => Math.max(...[...e.classList].map(c => /^ev-(\\d+)$/.exec(c))
+    .filter(Boolean).map(m => +m[1]));
+  const top = Math.max(...all.map(seq));
+  return all.filter(e => seq(e) === top).map(e => {
+    const r = e.getBoundingClientRect(); return [r.top, r.bottom]; });
 }"""
 
 
@@ -117,9 +101,9 @@ def _parse(text: str, drawn: str) -> tuple[int, str, int]:
     return (int(m[1]) if m else 0), caption, (int(shown[1]) if shown else 0)
 
 
-def _now(page) -> tuple[int, str, int]:
+def _now(page, drawn: str = PLAIN) -> tuple[int, str, int]:
     text = page.locator(".st-key-fd_play_caption").inner_text()
-    return _parse(text, page.locator(".st-key-play_graph").inner_text())
+    return _parse(text, page.evaluate(f"() => {drawn}"))
 
 
 def _button_says(page, word: str) -> None:
@@ -129,9 +113,9 @@ def _button_says(page, word: str) -> None:
     )
 
 
-def _record(page) -> None:
+def _record(page, drawn: str = PLAIN) -> None:
     """From now on, record what the caption area shows (read by :func:`_watch`)."""
-    page.evaluate(RECORD)
+    page.evaluate(RECORD % drawn)
 
 
 def _watch(page, until: int, seconds: float = 40) -> list[tuple[int, str, int]]:
@@ -160,11 +144,24 @@ def _watch(page, until: int, seconds: float = 40) -> list[tuple[int, str, int]]:
     return seen
 
 
+# The weather scenario's captions, in the order Play tells them.
+WEATHER = [
+    "The user asks: “Weather in Paris and Tokyo?”",
+    "The model asks for get_weather twice, in one reply: for Paris and for Tokyo.",
+    "get_weather for Tokyo never answers: after 1 s the runtime sends an error result instead.",
+    "The runtime hands the answer to the user: the cycle is over.",
+]
+
+
+def _in_order(captions: list[str], expected: list[str]) -> bool:
+    found = [captions.index(c) for c in expected if c in captions]
+    return len(found) == len(expected) and found == sorted(found)
+
+
 def test_play_runs_the_cycle_then_reveals_it_event_by_event(browser, play_server):
     ctx, page = _open(browser, play_server)
-    assert "Press Play" in page.locator(".st-key-fd_play_caption").inner_text()
-    page.locator(".st-key-fd_play_pace").get_by_text("0.5 s").click()
-    wait_idle(page)
+    assert "the cycle runs" in page.locator(".st-key-fd_play_caption").inner_text()
+    _pace(page, "0.5 s")
     _record(page)
     _play_button(page).click()
     seen = _watch(page, until=12)
@@ -175,14 +172,7 @@ def test_play_runs_the_cycle_then_reveals_it_event_by_event(browser, play_server
     # The graph grows with the caption: it draws exactly the events revealed so far.
     assert all(drawn == n for n, _, drawn in seen[1:]), seen
     captions = [c for _, c, _ in seen]
-    expected = [
-        "The user asks: “Weather in Paris and Tokyo?”",
-        "The model asks for get_weather twice, in one reply: for Paris and for Tokyo.",
-        "get_weather for Tokyo never answers: after 1 s the runtime sends an error result instead.",
-        "The runtime hands the answer to the user: the cycle is over.",
-    ]
-    found = [captions.index(c) for c in expected if c in captions]
-    assert len(found) == len(expected) and found == sorted(found), captions
+    assert _in_order(captions, WEATHER), captions
     # At the end Play stops by itself and offers to start over.
     _button_says(page, "Play")
     ctx.close()
@@ -194,8 +184,6 @@ def test_pause_stops_where_it_is_and_play_goes_on(browser, play_server):
     _play_button(page).click()  # the 1 s pace
     seen = _watch(page, until=3)
     assert seen and seen[-1][0] >= 3
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "play-midway.png"))
     _play_button(page).click()
     _button_says(page, "Play")
     wait_idle(page)
@@ -212,8 +200,7 @@ def test_pause_stops_where_it_is_and_play_goes_on(browser, play_server):
 
 def test_the_story_acts_out_a_refusal_and_keeps_the_fields_one_click_away(browser, play_server):
     ctx, page = _open(browser, f"{play_server}/?fault=drop_result@%231")
-    page.locator(".st-key-fd_play_pace").get_by_text("0.5 s").click()
-    wait_idle(page)
+    _pace(page, "0.5 s")
     _record(page)
     _play_button(page).click()  # no trace yet: Play runs the cycle first
     captions = [c for _, c, _ in _watch(page, until=12)]
@@ -221,14 +208,84 @@ def test_the_story_acts_out_a_refusal_and_keeps_the_fields_one_click_away(browse
     assert "Anthropic, OpenAI Chat and Gemini refuse this request (HTTP 400)" in back, captions
     _button_says(page, "Play")
     wait_idle(page)
-    refused = page.locator(".st-key-fd_story_refused").inner_text()
-    assert "Anthropic, OpenAI Chat and Gemini stopped earlier, at step 4" in refused
+    # The story opens from where the cycle stands; the JSON fields are one click further.
+    page.locator(".st-key-fd_story_open button").first.click()
+    refused = page.locator(".st-key-fd_story_refused")
+    refused.wait_for()
+    assert "Anthropic, OpenAI Chat and Gemini stopped earlier, at step 4" in refused.inner_text()
     page.get_by_text("JSON fields per vendor").click()
     wait_idle(page)
     fields = page.locator(".st-key-fd_story_fields").inner_text()
     assert "stop_reason: end_turn" in fields and "finishReason: STOP" in fields
-    story = page.locator(".st-key-fd_story")
-    story.scroll_into_view_if_needed()
     SHOTS.mkdir(parents=True, exist_ok=True)
-    story.screenshot(path=str(SHOTS / "play-story.png"))
+    page.locator(".st-key-fd_story").screenshot(path=str(SHOTS / "play-story.png"))
+    ctx.close()
+
+
+def _collapse_sidebar(page) -> None:
+    page.locator("[data-testid='stSidebar']").hover()
+    page.locator("[data-testid='stSidebarCollapseButton'] button").click()
+    wait_idle(page)
+
+
+def test_play_on_the_debugger_follows_each_event_until_paused(browser, server):
+    """The real Debugger, from a fresh session: Play runs the weather cycle, then the aligned
+    view grows one event at a time, each with its sentence in order, and the view follows
+    the newest event down the page; Pause stops it there."""
+    ctx, page = _open(browser, server)
+    _collapse_sidebar(page)
+    _pace(page, "0.5 s")
+    _record(page, ALIGNED)
+    _play_button(page).click()
+    seen = _watch(page, until=9)
+    numbers = [n for n, _, _ in seen]
+    assert numbers == sorted(numbers) and numbers[-1] >= 9 and len(numbers) >= 6, numbers
+    assert max(b - a for a, b in itertools.pairwise(numbers)) <= 2, numbers
+    # The aligned view grows with the caption: its newest arrow is the event just told.
+    assert all(drawn == n for n, _, drawn in seen[1:]), seen
+    assert _in_order([c for _, c, _ in seen], WEATHER[:3]), seen
+    # The view followed the arrows below the fold: the newest one is on screen, under the bar.
+    page.wait_for_function(
+        f"() => {{ const b = ({NEWEST})(); return b.length > 0"
+        f" && b.every(([t, u]) => t >= 0 && u <= {HEIGHT}); }}",
+        timeout=5_000,
+    )
+    scrolled = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTop")
+    assert scrolled > 200, scrolled
+    bar = page.locator(".st-key-fd_controls").bounding_box()
+    assert bar and bar["y"] >= 0, bar  # the controls stayed on screen
+    newest = page.evaluate(NEWEST)
+    assert min(t for t, _ in newest) >= bar["y"] + bar["height"] - 4, (newest, bar)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "play-debugger-midway.png"))
+    _play_button(page).click()
+    _button_says(page, "Play")
+    wait_idle(page)
+    paused = _now(page, ALIGNED)
+    assert 9 <= paused[0] < 12 and paused[2] == paused[0], paused
+    page.wait_for_timeout(2_000)  # four beats at this pace: nothing moves
+    assert _now(page, ALIGNED) == paused
+    ctx.close()
+
+
+def test_play_on_the_debugger_never_fights_a_person_who_scrolls(browser, server):
+    """A wheel during Play means the person looks elsewhere: the view stays where they put it
+    while the events go on; pressing Play again (after Pause) follows again."""
+    ctx, page = _open(browser, server)
+    _collapse_sidebar(page)
+    _pace(page, "0.5 s")
+    _record(page, ALIGNED)
+    _play_button(page).click()
+    _watch(page, until=4)
+    main = page.locator("[data-testid='stMain']")
+    main.hover()
+    page.mouse.wheel(0, -250)
+    page.wait_for_timeout(300)
+    where = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTop")
+    before = _now(page, ALIGNED)[0]
+    page.wait_for_timeout(2_000)  # four beats
+    assert _now(page, ALIGNED)[0] > before  # Play went on...
+    after = page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTop")
+    assert abs(after - where) < 5, (where, after)  # ...and left the view where it was put
+    assert not page.evaluate("() => window.__fdFollowing")
     ctx.close()
