@@ -30,6 +30,9 @@ SANS = "Helvetica, Arial, sans-serif"
 MONO = "DejaVu Sans Mono, Menlo, Consolas, monospace"
 TINTS = {phase: color + "14" for phase, color in PHASE_COLORS.items()}  # ~8 % of the colour
 PHASE_NAMES = {p: p.capitalize() for p in PHASES}
+# Characters of a hover title (a refusal's whole message). A vendor's message quotes the call
+# id, which can be a megabyte: in every vendor's column, at every rerun, to every browser.
+TITLE_MAX = safe.TOOLTIP_MAX
 
 
 def _attr(text: object) -> str:
@@ -126,7 +129,8 @@ def _cell(
     classes = f"ev ev-{a.seq}" + (" current" if lit else "") + (" selected" if selected else "")
     c.out.append(f'<g class="{classes}" data-kind="{cell.kind}">')
     if a.detail:  # the whole text of a shortened label, on hover
-        c.out.append(f"<title>{_attr(a.detail)}</title>")
+        detail = a.detail if len(a.detail) <= TITLE_MAX else a.detail[: TITLE_MAX - 1] + "…"
+        c.out.append(f"<title>{_attr(detail)}</title>")
     xa, xb = _lane_x(x0, cell.lo, m), _lane_x(x0, cell.hi, m)
     size = m.font
     width = max(len(line) for line in cell.lines) * m.char + 10
@@ -153,7 +157,10 @@ def _cell(
             f'height="{len(cell.lines) * m.line + 2:.1f}" rx="3" {fill}/>'
         )
         (line,) = cell.lines
-        fragment = safe.visible(cell.delta.fragment) if cell.delta else ""
+        # The fragment is the end of the line: only as much of it as the line shows is made
+        # visible (a streamed megabyte is not), and an empty one is no "(empty)" to embolden.
+        raw = cell.delta.fragment[-len(line) :] if cell.delta and line else ""
+        fragment = safe.visible(raw) if raw else ""
         cut = max(len(line) - len(fragment), 1 if line.startswith("…") else 0)
         c.out.append(
             f'<text class="delta" x="{mid:.1f}" y="{top + size * 0.95:.1f}" '

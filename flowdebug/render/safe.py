@@ -15,8 +15,12 @@ import re
 # overrides and isolates that would make a label display in another order than it reads.
 _INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 
+# What is left to escape in ASCII text once tabs and line breaks are spaces: a check of the
+# bytes, five times faster than the pattern on a long label (every vendor's column makes its
+# labels visible, and a tool name can be a megabyte).
+_ASCII_INVISIBLE = bytes([*range(0x20), 0x7F])
+
 EMPTY = "(empty)"
-_SPACES = str.maketrans("\t\n\r", "   ")
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -31,7 +35,11 @@ def visible(text: object) -> str:
     if not s:
         return EMPTY
     # A label is one line: line breaks and tabs are spaces, not escapes.
-    s = s.translate(_SPACES)
+    s = s.replace("\t", " ").replace("\n", " ").replace("\r", " ")
+    if s.isascii():
+        ascii_ = s.encode("ascii")
+        if len(ascii_.translate(None, _ASCII_INVISIBLE)) == len(ascii_):
+            return s
     return _INVISIBLE.sub(_escape, s)
 
 
@@ -40,10 +48,31 @@ def svg(text: object) -> str:
     return html.escape(visible(text), quote=True)
 
 
+# Graphviz decodes entities first and reads escapes after (``\G`` the graph's name, ``\N``,
+# ``\E``, ``\L`` the label, ``\n`` a line break), in HTML-like labels too, so an entity
+# alone does not keep a backslash: a doubled one does. A tooltip is unescaped twice. As
+# entities, no backslash can meet the closing quote of a DOT string.
+_BACKSLASH = "&#92;"
+
+
 def dot(text: object) -> str:
-    """Text for a DOT HTML-like label or a quoted attribute: entities for markup and quotes,
-    and for the backslash, which DOT reads as an escape."""
-    return svg(text).replace("\\", "&#92;")
+    """Text for a DOT HTML-like label or a quoted ``label``: entities for markup and quotes,
+    and every backslash doubled, so graphviz shows it rather than reading an escape."""
+    return svg(text).replace("\\", _BACKSLASH * 2)
+
+
+# Characters of a tooltip (a refusal's whole message, which quotes a call id of any length).
+TOOLTIP_MAX = 2_000
+
+
+def dot_tooltip(text: object) -> str:
+    """Text for a quoted ``tooltip`` or ``labeltooltip``: as :func:`dot`, at most
+    :data:`TOOLTIP_MAX` characters, and every backslash written four times (graphviz reads the
+    escapes of a tooltip twice)."""
+    s = str(text)
+    if len(s) > TOOLTIP_MAX:
+        s = s[: TOOLTIP_MAX - 1] + "…"
+    return svg(s).replace("\\", _BACKSLASH * 4)
 
 
 # Mermaid reads its own entity codes (``#lt;``, ``#35;``): HTML entities would be shown as
@@ -62,8 +91,19 @@ _MERMAID = {
 _MERMAID_RE = re.compile('[#;<>"&%{}]')
 
 
+# Characters of one Mermaid message. Mermaid neither wraps nor cuts a message, and refuses to
+# draw a diagram whose text passes 50,000 characters (its maxTextSize): one megabyte tool name
+# would leave a whole export blank.
+MERMAID_MAX = 300
+
+
 def mermaid(text: object) -> str:
-    """Text for a Mermaid message, note or title: one line, every special character as
-    Mermaid's entity code."""
-    one_line = " ".join(visible(text).split()) or EMPTY
+    """Text for a Mermaid message, note or title: one line of at most :data:`MERMAID_MAX`
+    characters (an ellipsis says when it was cut), every special character as Mermaid's
+    entity code."""
+    s = str(text)
+    head, rest = s[: MERMAID_MAX * 2], s[MERMAID_MAX * 2 :]
+    one_line = " ".join(visible(head).split()) or EMPTY
+    if len(one_line) > MERMAID_MAX or (rest and not rest.isspace()):
+        one_line = one_line[: MERMAID_MAX - 1].rstrip() + "…"
     return _MERMAID_RE.sub(lambda m: _MERMAID[m.group()], one_line)
