@@ -60,7 +60,7 @@ def _results(conv: Conversation) -> list[Any]:
         for r in m.tool_results:
             try:
                 out.append(json.loads(r.text))
-            except ValueError:
+            except (ValueError, RecursionError):
                 out.append(r.text)
     return out
 
@@ -143,7 +143,7 @@ def compose(batch: list[tuple[ToolCall, ToolResult | None]]) -> str:
             continue
         try:
             got = _value(json.loads(result.text))
-        except ValueError:
+        except (ValueError, RecursionError):
             got = " ".join(result.text.split())
         if result.is_error:
             sentences.append(f"{what} failed: {got or 'no reason given'}.")

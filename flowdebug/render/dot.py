@@ -246,7 +246,8 @@ def to_dot(
             direction = ("back" if leftward else "forward") if head else "none"
             label = f" label={_label(a, current, style)}" if i == label_seg else ""
             if label and a.detail:  # the whole text on hover (an SVG <title>)
-                label += f' tooltip="{_esc(a.detail)}" labeltooltip="{_esc(a.detail)}"'
+                tip = safe.dot_tooltip(a.detail)
+                label += f' tooltip="{tip}" labeltooltip="{tip}"'
             out.append(
                 f'  {points[i]} -> {points[i + 1]} [dir={direction} color="{color}" '
                 f"penwidth={width:.1f} constraint=false{dash}{label}];"

@@ -15,7 +15,7 @@ from functools import lru_cache
 from flowdebug import protocols
 from flowdebug.engine.session_state import SessionState
 from flowdebug.engine.trace import Rejection, TraceEvent, lanes, sequence, shorten
-from flowdebug.render import to_dot, to_mermaid
+from flowdebug.render import safe, to_dot, to_mermaid
 from flowdebug.render.aligned import Column, Delta, Metrics, dot_rows, table
 from flowdebug.render.aligned_svg import to_aligned_svg
 from flowdebug.render.dot import Style
@@ -144,7 +144,7 @@ def aligned(
     current = state.step if events and events[-1].step == state.step else None
     svg = _svg(tuple(columns), style, current, selected, upto_seq)
     choices = tuple(
-        (e.seq, f"{e.seq} · {e.phase} · {shorten(e.label, 48)}")
+        (e.seq, f"{e.seq} · {e.phase} · {safe.visible(shorten(e.label, 48))}")
         for e in shown
         if e.kind != "discover" or "mcp" in names
     )
@@ -152,7 +152,7 @@ def aligned(
         (
             name,
             f"{protocols.get(name).title} refuses this request (HTTP {r.status}), so its cycle "
-            f"stops: {r.message}",
+            f"stops: {shorten(r.message, 1000)}",
         )
         for name, r in refused.items()
         if name in names

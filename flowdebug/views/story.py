@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from flowdebug import protocols
 from flowdebug.engine.session_state import SessionState
-from flowdebug.engine.trace import PHASES, Rejection, TraceEvent, rejections, sequence
+from flowdebug.engine.trace import PHASES, Rejection, TraceEvent, rejections, sequence, shorten
+from flowdebug.render import safe
 from flowdebug.views.story_calls import (
     approval_sentence,
     call_problems,
@@ -80,7 +81,7 @@ def caption(
 
 
 def _caption(e: TraceEvent, scene: Scene, grouped: bool = True) -> str:
-    text = _told(e, scene, grouped)
+    text = safe.visible(_told(e, scene, grouped))
     # A quote that ends its own sentence takes no second full stop.
     for mark in ".?!…":
         text = text.replace(f"{mark}”.", f"{mark}”")
@@ -134,7 +135,7 @@ def _tools_list(names: Sequence[str], n: int = 4) -> str:
 
 def _declare(e: TraceEvent, scene: Scene) -> str:
     tools = e.data.get("tools")
-    names = [str(t) for t in tools] if isinstance(tools, list) else []
+    names = [shorten(str(t), 64) for t in tools] if isinstance(tools, list) else []
     n = _int(e.data.get("n_tools"), len(names))
     if not n:
         offer = "no tools to call"

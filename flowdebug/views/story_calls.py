@@ -9,7 +9,7 @@ import difflib
 from jsonschema.exceptions import SchemaError
 
 from flowdebug.engine.faults import CATALOG
-from flowdebug.engine.trace import TraceEvent
+from flowdebug.engine.trace import TraceEvent, shorten
 from flowdebug.engine.validation import argument_errors
 from flowdebug.views.story_scene import Scene
 from flowdebug.views.story_words import joined, ordinal, quoted, subject, times
@@ -20,7 +20,7 @@ def call_problems(e: TraceEvent, scene: Scene, first: bool = False) -> str:
     in the sentence of its whole turn, so it is named."""
     it, its = ("The first call", "The first call's") if first else ("It", "Its")
     call = scene.call(e) or {}
-    name = str(call.get("name") or e.tool or "")
+    name = shorten(str(call.get("name") or e.tool or ""), 64)
     declared = scene.declared()
     if declared is not None and name not in declared:
         near = difflib.get_close_matches(name, declared, n=1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 
-from flowdebug.engine.trace import TraceEvent
+from flowdebug.engine.trace import TraceEvent, shorten
 from flowdebug.model import ToolResult
 from flowdebug.views.story_scene import Scene
 from flowdebug.views.story_words import first_line, plain, quoted, seconds, subject, timeout_after
@@ -44,7 +44,7 @@ def result_sentence(e: TraceEvent, scene: Scene) -> str:
 
 def _outcome(e: TraceEvent, got: ToolResult, me: str, scene: Scene, decision: str | None) -> str:
     text = got.text
-    tool = got.name or e.tool or "the tool"
+    tool = shorten(got.name or e.tool or "the tool", 64)
     if not got.is_error:
         if not text.strip():
             return f"{me} succeeds but returns nothing: an empty result."

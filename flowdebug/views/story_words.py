@@ -82,7 +82,7 @@ def main_argument(arguments: Any) -> str | None:
 
 def subject(call: dict[str, Any] | None, tool: str | None) -> str:
     """A call named for a person: ``get_weather for Paris``, or the tool alone."""
-    name = (call or {}).get("name") or tool or "the tool"
+    name = shorten(str((call or {}).get("name") or tool or "the tool"), 64)
     if call is None or call.get("raw_arguments") is not None:
         return str(name)
     about = main_argument(call.get("arguments"))
@@ -94,7 +94,7 @@ def plain(text: str, n: int = 90) -> str:
     anything else quoted."""
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return quoted(text, n) if text.strip() else "nothing"
     if isinstance(value, dict):
         pairs = [f"{k} {_short(v)}" for k, v in value.items()]
@@ -116,4 +116,4 @@ def _short(value: Any) -> str:
 
 def first_line(text: str) -> str:
     """The first line of ``text`` (an error message's headline)."""
-    return text.strip().splitlines()[0] if text.strip() else ""
+    return shorten(text.strip().splitlines()[0], 160) if text.strip() else ""

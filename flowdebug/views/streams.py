@@ -23,10 +23,25 @@ from flowdebug.render.aligned import Delta
 MAX_DELTAS = 12  # rows per call; a longer stream shows its first and last fragments
 
 
-@lru_cache(maxsize=512)
+TAIL = 256  # characters of a fragment and of the arguments so far kept per delta
+MAX_CACHED = 64 * 1024  # a turn whose JSON is longer is encoded each time, never cached
+
+
 def _turn(protocol: str, message_json: str) -> tuple[tuple[Delta, ...], ...]:
     """Per call of the turn (in order), its deltas in ``protocol``'s stream. Cached per turn:
-    the message's JSON is the key, so an edited turn is encoded again."""
+    the message's JSON is the key, so an edited turn is encoded again; a large turn is not
+    cached (its JSON would be kept as the key)."""
+    if len(message_json) > MAX_CACHED:
+        return _encode(protocol, message_json)
+    return _cached(protocol, message_json)
+
+
+@lru_cache(maxsize=512)
+def _cached(protocol: str, message_json: str) -> tuple[tuple[Delta, ...], ...]:
+    return _encode(protocol, message_json)
+
+
+def _encode(protocol: str, message_json: str) -> tuple[tuple[Delta, ...], ...]:
     message = Message.model_validate_json(message_json)
     try:
         events = protocols.get(protocol).encode_stream(response_from_message(message)).value
@@ -34,12 +49,14 @@ def _turn(protocol: str, message_json: str) -> tuple[tuple[Delta, ...], ...]:
         return ()
     assembler = ArgumentAssembler(protocol)
     calls: dict[int, list[Delta]] = {}
+    so_far: dict[int, str] = {}  # the whole arguments so far, per call (deltas keep tails)
     for event in events:
         for snap in assembler.feed(event):
             done = calls.setdefault(snap.index, [])
-            before = done[-1].text if done else ""
+            before = so_far.get(snap.index, "")
             fragment = snap.text[len(before) :] if snap.text.startswith(before) else snap.text
-            done.append(Delta(fragment, snap.text))
+            so_far[snap.index] = snap.text
+            done.append(Delta(fragment[-TAIL:], snap.text[-TAIL:]))
     return tuple(_trim(tuple(calls.get(i, ()))) for i in range(max(calls, default=-1) + 1))
 
 
