@@ -22,6 +22,7 @@ from flowdebug.engine.replay import (
 )
 from flowdebug.engine.runtime import Runtime
 from flowdebug.engine.session_state import SessionState
+from flowdebug.errors import ProviderError
 from flowdebug.model import Message, ToolCall
 from flowdebug.players.base import Player, WireExchange
 
@@ -36,8 +37,14 @@ def declare(s: SessionState, emit: Sink) -> None:
 
 
 def request(s: SessionState, player: Player, emit: Sink) -> None:
-    """Get the model's turn from ``player`` (request faults applied) and append it."""
-    turn = player.respond(s.conversation)
+    """Get the model's turn from ``player`` (request faults applied) and append it. A live
+    vendor that fails the call (4xx, 5xx, a timeout) answers with a red arrow carrying its own
+    words, and the cycle halts there (Undo goes back to retry)."""
+    try:
+        turn = player.respond(s.conversation)
+    except ProviderError as e:
+        _provider_failed(s, e, emit)
+        return
     first = first_call_number(s.conversation.messages)
     message = apply_request_faults(
         turn.response.message, s.faults, first, tools=s.conversation.tools
@@ -161,3 +168,46 @@ def _with_edits(messages: list[Message], decisions: dict[str, Decision]) -> list
 def _exchange_json(ex: WireExchange, step: int) -> dict[str, JsonValue]:
     data = {k: v for k, v in vars(ex).items() if not k.startswith("_")}
     return json.loads(json.dumps({"step": step, **data}, default=str))
+
+
+def _provider_failed(s: SessionState, e: ProviderError, emit: Sink) -> None:
+    """The vendor's failure drawn where the cycle is: the request comes back as an error."""
+    words = " ".join(_vendor_words(e.body).split())
+    head = f"HTTP {e.status}" if e.status else "no answer"
+    label = f"{head} · {words[:60]}" + ("…" if len(words) > 60 else "")
+    if isinstance(e.exchange, WireExchange):
+        s.exchanges.append(_exchange_json(e.exchange, s.step))
+    emit(
+        "request",
+        "halt",
+        "model",
+        "runtime",
+        label,
+        error=True,
+        error_type="provider_error",
+        data={"status": e.status, "provider": e.provider, "message": words[:2000]},
+    )
+    s.status = "halted"
+    s.status_text = f"halted: {e.provider} {head}: {words[:300]}" + (
+        f" ({e.hint})" if e.hint else ""
+    )
+
+
+def _vendor_words(body: str) -> str:
+    """The vendor's message from its error body: the first ``message`` of a JSON error
+    (Anthropic, OpenAI, Gemini, Bedrock all say it there), else the body as it came."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return body
+    todo = [data]
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key.lower() == "message" and isinstance(value, str) and value.strip():
+                    return value
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    return body

@@ -121,6 +121,14 @@ def _told(e: TraceEvent, scene: Scene, grouped: bool) -> str:
                     f"The runtime stops the loop: {e.label}. The model kept asking for tools, "
                     "so the cycle ends without an answer."
                 )
+            if e.error_type == "provider_error":
+                status = e.data.get("status")
+                said = shorten(str(e.data.get("message") or ""), 160)
+                head = f"answers HTTP {status}" if status else "does not answer"
+                return (
+                    f"The vendor's API {head} instead of a turn: “{said}”. The cycle halts "
+                    "here; Undo and step again to retry."
+                )
             return f"The runtime stops the loop: {e.label}."
         case "hosted_call" | "hosted_result":
             return hosted_sentence(e)
