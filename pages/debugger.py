@@ -58,7 +58,7 @@ head[1].selectbox(
     options,
     key="scenario",
     on_change=_on_scenario,
-    format_func=lambda n: f"{n} — {scenarios.load(n).title}" if n else "(imported session)",
+    format_func=lambda n: f"{n} — {scenarios.title(n)}" if n else "(imported session)",
 )
 over = s.done  # a finished or halted cycle: stepping on makes no sense until undo/reset
 # Short labels and icons: all five fit at a projector's 1280 px; the tooltips say the rest.

@@ -128,5 +128,12 @@ def load(name_or_path: str) -> Scenario:
     return _from_file(sample)
 
 
+@cache
+def title(name: str) -> str:
+    """A sample scenario's title, read once: the Debugger's scenario list shows every title on
+    every run, and the samples do not change while the server runs."""
+    return load(name).title
+
+
 def all_scenarios() -> list[Scenario]:
     return [load(n) for n in names()]
