@@ -15,8 +15,13 @@ from __future__ import annotations
 
 import argparse
 
-from flowdebug.engine.debugger import Session
-from flowdebug.store.sessions import open_store
+try:
+    from flowdebug.engine.debugger import Session
+    from flowdebug.store.sessions import open_store
+except ImportError:  # a checkout from before the package had its floors (a "before" run)
+    from flowdebug.debugger import Session
+
+    from flowdebug.store import open_store
 
 
 def long_session(messages: int) -> Session:

@@ -74,6 +74,17 @@ def test_every_event_sits_on_the_same_row_in_every_vendor(weather):
         assert len(set(tops.values())) == 1, tops
 
 
+def test_every_phase_band_after_the_first_names_each_vendor_over_its_column(weather):
+    """Scrolled into a long view, the titles are gone: each band says whose column is whose."""
+    svg = to_aligned_svg([column(weather, p) for p in ALL])
+    root = tree(svg)
+    bands = [r for r in root.iter(f"{SVG}rect") if "band" in r.get("class", "").split()]
+    tags = [t for t in root.iter(f"{SVG}text") if t.get("class") == "vendor-tag"]
+    names = ["".join(t.itertext()) for t in tags]
+    assert len(bands) >= 4
+    assert names == [protocols.get(p).title for p in ALL] * (len(bands) - 1)
+
+
 def test_mcps_extra_hop_stretches_the_row_for_everyone(weather):
     discover = next(e.seq for e in weather.state.events if e.kind == "discover")
     declare = next(e.seq for e in weather.state.events if e.kind == "declare")

@@ -69,7 +69,7 @@ CLASSES = {
     "rect": r"bg|after-halt|band band-(" + "|".join(PHASES) + ")",
     "line": r"ln",
     "polygon": r"head",
-    "text": r"lane|label|delta|phase|title|halted",
+    "text": r"lane|label|delta|phase|title|vendor-tag|halted",
 }
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
 VALUES = {

@@ -13,11 +13,9 @@ reads GOOGLE_API_KEY / GEMINI_API_KEY (only without an explicit key) and the Ver
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from flowdebug.players.live import openai as live_openai
 from flowdebug.players.live.keys import ALLOWED_ENV, env_header_names
 from flowdebug.players.live.player import live_player
 from tests import cases
@@ -64,15 +62,7 @@ MARKERS = [
 ]
 
 
-# players/live/openai.py belongs to another change: until it withholds OPENAI_CUSTOM_HEADERS
-# (the diff in the security report) its cases are expected to fail, and strictly so.
-OPENAI_WITHHOLDS = "withheld_headers" in Path(live_openai.__file__).read_text("utf-8")
-PROTOCOLS = [
-    p
-    if p.startswith("anthropic") or p == "gemini" or OPENAI_WITHHOLDS
-    else pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="OPENAI_CUSTOM_HEADERS"))
-    for p in RECORDING
-]
+PROTOCOLS = list(RECORDING)
 
 
 class _Heard(_Handler):

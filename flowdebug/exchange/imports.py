@@ -131,19 +131,11 @@ def _scenario_toolset(name: Any) -> Toolset | None:
     return scenario.toolset() if scenario.mcp is None else None
 
 
-# Top-level keys of Amazon Bedrock Converse requests and responses, and of its stream events.
-_BEDROCK_KEYS = {"toolConfig", "inferenceConfig", "stopReason", "messageStart"}
-
-
 def _unrecognised(payload: Any) -> CodecError:
     """Why ``payload`` is no conversation, said for someone importing in the app."""
     spoken = ", ".join(protocols.get(p).title for p in protocols.PROTOCOLS)
-    first = payload[0] if isinstance(payload, list) and payload else payload
-    keys = set(first) if isinstance(first, dict) else set()
     if tool_envelope(payload) is not None or tools_only(payload):
         why = "these are tool declarations, not a conversation: add them on the Tools page"
-    elif keys & _BEDROCK_KEYS:
-        why = f"this looks like Amazon Bedrock Converse, which flowdebug does not speak ({spoken})"
     else:
         found = ", ".join(payload) if isinstance(payload, dict) else type(payload).__name__
         why = f"not a payload of any protocol flowdebug speaks ({spoken}); found: {found}"

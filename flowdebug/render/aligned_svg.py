@@ -276,6 +276,16 @@ def to_aligned_svg(
             bold=True,
             cls="phase",
         )
+        if i > 0:  # whose column is whose, once the titles have scrolled away
+            for col, x0 in zip(columns, xs, strict=True):
+                c.text(
+                    x0 + m.column_width(len(col.lanes)) / 2,
+                    band_top + 2,
+                    [col.title],
+                    "#5a6b80",
+                    m.font,
+                    cls="vendor-tag",
+                )
         i = j + 1
 
     for col, x0, found in zip(columns, xs, per_col, strict=True):
