@@ -2,7 +2,7 @@
 items paired by ``call_id``.
 
 The request carries the system prompt as ``instructions`` and the history as ``input`` items
-(see :mod:`openai_responses_items`); the response is a ``Response`` object whose ``output``
+(see :mod:`.encode`); the response is a ``Response`` object whose ``output``
 holds reasoning, message and function_call items. There is no finish reason: a turn wants
 tools when its output holds function calls. There is no error flag on results either: error
 results travel as ``{"error": "<text>"}``.
@@ -30,6 +30,8 @@ from flowdebug.model import (
 )
 from flowdebug.protocols.base import Converted, Kind, Warnings, expect, require
 from flowdebug.protocols.openai_responses import stream
+from flowdebug.protocols.openai_responses.decode import ItemDecoder
+from flowdebug.protocols.openai_responses.encode import ItemEncoder
 from flowdebug.protocols.openai_responses.facts import FACTS
 from flowdebug.protocols.openai_responses.fields import (
     DEFAULT_MODEL,
@@ -40,8 +42,6 @@ from flowdebug.protocols.openai_responses.fields import (
     own,
 )
 from flowdebug.protocols.openai_responses.fragment import fragment
-from flowdebug.protocols.openai_responses.item_decode import ItemDecoder
-from flowdebug.protocols.openai_responses.items import ItemEncoder
 from flowdebug.protocols.openai_responses.tools import (
     choice_mode,
     decode_choice,

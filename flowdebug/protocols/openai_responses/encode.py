@@ -1,6 +1,6 @@
 """OpenAI Responses items: canonical messages -> the flat ``input`` / ``output`` item list
-(decoding is in ``openai_responses_item_decode``, the field helpers both share in
-``openai_responses_fields``, vendor-run items in ``openai_responses_hosted``).
+(decoding is in :mod:`.decode`, the field helpers both share in :mod:`.fields`, vendor-run
+items in :mod:`.hosted`).
 
 A Responses conversation is a list of items, not of turns: messages (``role`` + content),
 ``reasoning``, ``function_call`` and ``function_call_output``. Calls and outputs pair on

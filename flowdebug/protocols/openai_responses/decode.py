@@ -1,5 +1,5 @@
-"""OpenAI Responses items -> canonical messages: the decoding half of
-``openai_responses_items`` (whose docstring tells how items, ids and pairing work)."""
+"""OpenAI Responses items -> canonical messages: the decoding half of :mod:`.encode` (whose
+docstring tells how items, ids and pairing work)."""
 
 from __future__ import annotations
 
