@@ -117,13 +117,18 @@ def test_the_reaper_thread_runs_and_stops():
     closed: list[str] = []
     res = Resources()
     res.open("o", "k", lambda: Thing("o", closed))
+    # The app's own reaper may already run in this process (an AppTest started it): only the
+    # thread this reaper started must be gone.
+    before = set(threading.enumerate())
     reaper = Reaper(lambda owner: False, res, interval=0.05, grace=1).start()
+    (mine,) = [t for t in threading.enumerate() if t not in before]
+    assert mine.name == "flowdebug-reaper" and mine.is_alive()
     deadline = time.monotonic() + 5
     while not closed and time.monotonic() < deadline:
         time.sleep(0.02)
     reaper.stop()
     assert closed == ["o"]
-    assert not any(t.name == "flowdebug-reaper" for t in threading.enumerate())
+    assert not mine.is_alive()
 
 
 # --- the debugger session's MCP servers ------------------------------------------------------

@@ -231,7 +231,11 @@ def test_play_tells_each_event_with_the_vectors_as_typed(page, hostile, pixel):
     wait_idle(page)
     captions = "\n".join(page.evaluate("window.__captions"))
     assert "The user asks: “text { } \\G \\N \\L \\ </svg><script>" in captions
-    assert f"The model asks to run tool {v.splitlines()[0]}" in captions
+    # Captions shorten a long name with an ellipsis: what they show is the name as typed.
+    asked = re.search(r"The model asks to run (.+?)… for ", captions)
+    assert asked is not None, captions
+    assert len(asked.group(1)) >= 40
+    assert f"tool {v.splitlines()[0]}".startswith(asked.group(1)), asked.group(1)
     assert not page.locator(f".st-key-fd_play_caption :is({MADE})").count()
     aligned_is_ours(page, "play")
     nothing_ran(page, pixel, "play")
