@@ -5,6 +5,10 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
+# Test files run on this many workers, a file on one worker (its server and browser fixtures
+# stay with it). The browser tests mostly wait for a server or a page, so three keep two
+# cores busy.
+WORKERS ?= 3
 
 .PHONY: run test test-lowest typecheck bench clean lock
 
@@ -24,7 +28,7 @@ test: $(BIN)/.installed
 	sh scripts/system-deps.sh
 	$(BIN)/ruff check .
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadfile
 
 typecheck: $(BIN)/.installed
 	$(BIN)/python -m mypy

@@ -11,6 +11,7 @@ from flowdebug.errors import FlowdebugError
 from flowdebug.model import Message
 from flowdebug.players import ManualPlayer
 from flowdebug.render import Style, to_png, to_svg
+from flowdebug.views.aligned import WINDOW as ALIGNED_WINDOW
 from flowdebug.views.debugger import PHASE_TITLES, edited_arguments, graphs, phase_now
 from flowdebug.views.history import part_summary
 from pages import actions, common, play, projector
@@ -272,7 +273,7 @@ style = (
     if common.presenter()
     else Style()
 )
-window = None if show_all else 60
+window = None if show_all else ALIGNED_WINDOW
 if not state.events:
     st.caption("Press **Step** to send the first request; arrows appear as the cycle runs.")
 if not separate:

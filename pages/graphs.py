@@ -5,6 +5,9 @@ A helper of the pages, not a page: app.py lists the pages st.navigation runs.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from collections.abc import Callable
 from functools import partial
 
@@ -17,12 +20,33 @@ from flowdebug.views.debugger import AlignedView, aligned, refusals
 from pages import common
 
 # The SVG keeps its natural size (type as laid out, one scale for all vendors); a view wider
-# than the page scrolls sideways inside its own box instead of shrinking.
-SCROLL = (
-    '<div class="fd-aligned-scroll" style="overflow-x:auto; overflow-y:hidden; '
-    'max-width:100%; border:1px solid rgba(128,128,128,0.25); border-radius:6px">{svg}</div>'
+# than the page scrolls sideways inside its own box instead of shrinking. The browser parses
+# it itself (innerHTML): through Markdown's HTML pipeline a 250 KB view took 0.5-0.8 s of the
+# page's main thread at every Step. The SVG travels as a JSON string with every "<" escaped,
+# so nothing in it can end the script early.
+# The box is as tall as the drawing before the script fills it, so the page under a reader
+# who scrolled does not shrink and jump while Play redraws it.
+INLINE = (
+    '<div id="{box}" class="fd-aligned-scroll" style="overflow-x:auto; overflow-y:hidden; '
+    "max-width:100%; min-height:{height}px; border:1px solid rgba(128,128,128,0.25); "
+    'border-radius:6px"></div>'
+    '<script>(() => {{ const box = document.getElementById("{box}"); '
+    "if (box) box.innerHTML = {svg}; }})();</script>"
 )
+SCROLLBAR = 17  # px under a view wider than the page
 NO_EVENT = -1
+
+
+def inline_svg(svg: str) -> str:
+    """The HTML that puts ``svg`` (ours, text escaped) in a scrolling box, parsed by the
+    browser; a box of its own per drawing, so an unchanged drawing is left as it is."""
+    box = "fd-aligned-" + hashlib.blake2b(svg.encode(), digest_size=8).hexdigest()
+    tall = re.search(r'height="(\d+)"', svg)
+    return INLINE.format(
+        box=box,
+        height=int(tall.group(1)) + SCROLLBAR if tall else 0,
+        svg=json.dumps(svg).replace("<", "\\u003c"),
+    )
 
 
 def _pick_event(view_events: tuple[tuple[int, str], ...]) -> None:
@@ -48,7 +72,14 @@ def _png(view: AlignedView, protocol: str) -> bytes:
 
 
 def _exports(view: AlignedView) -> None:
-    with st.expander("Export one vendor's graph (on the same rows)", key="export_open"):
+    # Its buttons are drawn only while it is open: eighteen of them at every Step cost the
+    # server and the browser time for a panel most Steps never open.
+    box = st.expander(
+        "Export one vendor's graph (on the same rows)", key="export_open", on_change="rerun"
+    )
+    if not box.open:
+        return
+    with box:
         for col in view.columns:
             row = st.container(horizontal=True, gap="small", vertical_alignment="center")
             row.markdown(f"**{common.literal(col.title)}**", width="content")
@@ -99,12 +130,10 @@ def draw_aligned(
             + " · ".join(common.literal(protocols.facts(c.protocol).short) for c in view.columns)
             + " — scroll the view sideways to see them all."
         )
-    # Not st.html: its sanitizer keeps only the HTML profile and drops every SVG element. The
-    # SVG is all ours (flowdebug.render.aligned_svg); every text in it went through
-    # flowdebug.render.safe.svg, and tests/test_aligned.py checks that no hostile label
-    # makes an element or attribute of its own. One line, no blank line: Markdown leaves an
-    # HTML block as it is.
-    st.markdown(SCROLL.format(svg=view.svg), unsafe_allow_html=True)
+    # The SVG is all ours (flowdebug.render.aligned_svg): every text in it went through
+    # flowdebug.render.safe.svg, and tests/test_aligned_hostile.py checks that no hostile
+    # label makes an element or attribute of its own, so it may be parsed as markup.
+    st.html(inline_svg(view.svg), unsafe_allow_javascript=True)
     for _name, sentence in view.refusals:  # the whole message: the arrow carries its first words
         st.error(common.literal(sentence), icon="⛔")
     if stream:

@@ -21,7 +21,9 @@ from flowdebug.render.aligned_svg import to_aligned_svg
 from flowdebug.render.dot import Style
 from flowdebug.views.streams import stream_deltas
 
-WINDOW = 60  # events drawn by default; long sessions show a window around the lit step
+WINDOW = 30  # events drawn by default (the weather cycle has 13); long sessions show a window
+# around the lit step. Each event is about 40 SVG elements across six vendors: the browser
+# lays out and paints them at every Step.
 
 _Deltas = tuple[tuple[int, tuple[Delta, ...]], ...]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -20,7 +21,12 @@ def at() -> AppTest:
 
 
 def aligned_svg(app: AppTest) -> str:
-    [svg] = [m.value for m in app.markdown if 'class="fd-aligned"' in m.value]
+    """The SVG the page hands the browser (pages/graphs.py: a JSON string its script parses)."""
+    [body] = [h.proto.body for h in app.get("html") if 'class="fd-aligned-scroll"' in h.proto.body]
+    found = re.search(r"box\.innerHTML = (.*); }\)\(\);</script>$", body, re.S)
+    assert found is not None, body[:300]
+    svg = json.loads(found.group(1))
+    assert svg.startswith("<svg") and 'class="fd-aligned"' in svg
     return svg
 
 
@@ -74,3 +80,15 @@ def test_streamed_arguments_are_shown_on_demand(at):
     at.checkbox(key="show_stream").check().run()
     assert 'class="delta"' in aligned_svg(at)
     assert any("Streamed" in c.value for c in at.caption)
+
+
+def test_the_drawing_travels_as_a_string_that_cannot_end_its_script():
+    from pages.graphs import SCROLLBAR, inline_svg
+
+    svg = '<svg height="40"><text>a</text></svg></script><script>window.x=1</script><!--'
+    html = inline_svg(svg)
+    assert html.count("</script>") == 1 and html.endswith("</script>")
+    assert "<script>window.x" not in html and "<!--" not in html
+    found = re.search(r"box\.innerHTML = (.*); }\)\(\);</script>$", html, re.S)
+    assert found is not None and json.loads(found.group(1)) == svg
+    assert f"min-height:{40 + SCROLLBAR}px" in html  # the box keeps its height while it fills
