@@ -5,9 +5,7 @@ A helper of the pages, not a page: app.py lists the pages st.navigation runs.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from collections.abc import Callable
 from functools import partial
 
@@ -20,33 +18,28 @@ from flowdebug.views.debugger import AlignedView, aligned, refusals
 from pages import common
 
 # The SVG keeps its natural size (type as laid out, one scale for all vendors); a view wider
-# than the page scrolls sideways inside its own box instead of shrinking. The browser parses
-# it itself (innerHTML): through Markdown's HTML pipeline a 250 KB view took 0.5-0.8 s of the
-# page's main thread at every Step. The SVG travels as a JSON string with every "<" escaped,
-# so nothing in it can end the script early.
-# The box is as tall as the drawing before the script fills it, so the page under a reader
-# who scrolled does not shrink and jump while Play redraws it.
-INLINE = (
-    '<div id="{box}" class="fd-aligned-scroll" style="overflow-x:auto; overflow-y:hidden; '
-    "max-width:100%; min-height:{height}px; border:1px solid rgba(128,128,128,0.25); "
-    'border-radius:6px"></div>'
-    '<script>(() => {{ const box = document.getElementById("{box}"); '
-    "if (box) box.innerHTML = {svg}; }})();</script>"
+# than the page scrolls sideways inside its own box instead of shrinking. The box is drawn
+# once and stays (its Markdown never changes, so React keeps the element); a script fills it
+# with the drawing (innerHTML: the browser parses it itself, where Markdown's HTML pipeline
+# took 0.5-0.8 s of the page's main thread at every Step). Replacing the drawing in place
+# never empties the page under a reader who scrolled. The SVG travels as a JSON string with
+# every "<" escaped, so nothing in it can end the script early.
+BOX = (
+    '<div class="fd-aligned-scroll" style="overflow-x:auto; overflow-y:hidden; '
+    'max-width:100%; border:1px solid rgba(128,128,128,0.25); border-radius:6px"></div>'
 )
-SCROLLBAR = 17  # px under a view wider than the page
+PLAYED = BOX.replace("></div>", ">{svg}</div>")
+FILL = (
+    "<script>(() => {{ const svg = {svg}; "
+    'for (const box of document.querySelectorAll(".fd-aligned-scroll")) box.innerHTML = svg; '
+    "}})();</script>"
+)
 NO_EVENT = -1
 
 
-def inline_svg(svg: str) -> str:
-    """The HTML that puts ``svg`` (ours, text escaped) in a scrolling box, parsed by the
-    browser; a box of its own per drawing, so an unchanged drawing is left as it is."""
-    box = "fd-aligned-" + hashlib.blake2b(svg.encode(), digest_size=8).hexdigest()
-    tall = re.search(r'height="(\d+)"', svg)
-    return INLINE.format(
-        box=box,
-        height=int(tall.group(1)) + SCROLLBAR if tall else 0,
-        svg=json.dumps(svg).replace("<", "\\u003c"),
-    )
+def fill_script(svg: str) -> str:
+    """The script that puts ``svg`` (ours, its text escaped) in the aligned view's box."""
+    return FILL.format(svg=json.dumps(svg).replace("<", "\\u003c"))
 
 
 def _pick_event(view_events: tuple[tuple[int, str], ...]) -> None:
@@ -133,7 +126,15 @@ def draw_aligned(
     # The SVG is all ours (flowdebug.render.aligned_svg): every text in it went through
     # flowdebug.render.safe.svg, and tests/test_aligned_hostile.py checks that no hostile
     # label makes an element or attribute of its own, so it may be parsed as markup.
-    st.html(inline_svg(view.svg), unsafe_allow_javascript=True)
+    if upto is None:
+        st.markdown(BOX, unsafe_allow_html=True)
+        st.html(fill_script(view.svg), unsafe_allow_javascript=True)
+    else:
+        # Play redraws the view at every beat inside its fragment, and a reader may have
+        # scrolled: React's in-place update of one Markdown element keeps the page still
+        # (a script-filled box let it jump by a line under load). One line, no blank line:
+        # Markdown leaves an HTML block as it is.
+        st.markdown(PLAYED.format(svg=view.svg), unsafe_allow_html=True)
     for _name, sentence in view.refusals:  # the whole message: the arrow carries its first words
         st.error(common.literal(sentence), icon="⛔")
     if stream:
