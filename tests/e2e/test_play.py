@@ -234,7 +234,7 @@ def test_play_on_the_debugger_follows_each_event_until_paused(browser, server):
     the newest event down the page; Pause stops it there."""
     ctx, page = _open(browser, server)
     _collapse_sidebar(page)
-    _pace(page, "0.5 s")
+    _pace(page, "1 s")  # the checks below take a few beats on a loaded machine
     _record(page, ALIGNED)
     _play_button(page).click()
     seen = _watch(page, until=9)
@@ -263,7 +263,7 @@ def test_play_on_the_debugger_follows_each_event_until_paused(browser, server):
     wait_idle(page)
     paused = _now(page, ALIGNED)
     assert 9 <= paused[0] < 12 and paused[2] == paused[0], paused
-    page.wait_for_timeout(2_000)  # four beats at this pace: nothing moves
+    page.wait_for_timeout(2_500)  # over two beats at this pace: nothing moves
     assert _now(page, ALIGNED) == paused
     ctx.close()
 
