@@ -13,6 +13,7 @@ from flowdebug.players import ManualPlayer
 from flowdebug.render import Style, to_png, to_svg
 from flowdebug.views.aligned import WINDOW as ALIGNED_WINDOW
 from flowdebug.views.debugger import PHASE_TITLES, edited_arguments, graphs, phase_now
+from flowdebug.views.debugger import WINDOW as GRAPH_WINDOW
 from flowdebug.views.history import part_summary
 from pages import actions, common, play, projector
 from pages import graphs as drawing
@@ -273,7 +274,8 @@ style = (
     if common.presenter()
     else Style()
 )
-window = None if show_all else ALIGNED_WINDOW
+# Each layout keeps its own default window (the aligned view's is smaller: six vendors' worth).
+window = None if show_all else (GRAPH_WINDOW if separate else ALIGNED_WINDOW)
 if not state.events:
     st.caption("Press **Step** to send the first request; arrows appear as the cycle runs.")
 if not separate:
