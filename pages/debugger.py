@@ -3,9 +3,11 @@
 import json
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from flowdebug.engine import scenarios
 from flowdebug.engine.approval import Approve, Edit, Reject
+from flowdebug.engine.debugger import Session
 from flowdebug.engine.session_state import Breakpoint
 from flowdebug.errors import FlowdebugError
 from flowdebug.model import Message
@@ -45,10 +47,6 @@ def _reset() -> None:
 
 head = st.columns([2, 3], vertical_alignment="bottom")
 head[0].title("Debugger")
-# Keyed: projector.controls_css keeps it at the top of the screen while the graphs scroll under it.
-bar = st.container(key="fd_controls", horizontal=True, vertical_alignment="center", gap="small")
-projector.controls_css()
-actions.run_queued()  # a clicked Step / Step turn / Run, before the buttons are drawn
 s = common.session()
 CUSTOM = ""  # an imported or hand-made session has no scenario to reload
 current = s.state.scenario if s.state.scenario in names else CUSTOM
@@ -62,270 +60,309 @@ head[1].selectbox(
     on_change=_on_scenario,
     format_func=lambda n: f"{n} — {scenarios.title(n)}" if n else "(imported session)",
 )
-over = s.done  # a finished or halted cycle: stepping on makes no sense until undo/reset
+
+
 # Short labels and icons: all five fit at a projector's 1280 px; the tooltips say the rest.
-for key, label, icon, shortcut, hint in [
+STEPS = [
     ("step", "Step", ":material/skip_next:", "N", "Run one phase (N, PageDown or →)"),
     ("step_turn", "Turn", ":material/fast_forward:", "T", "One model turn and its execution (T)"),
     ("run", "Run", ":material/play_arrow:", "G", "Run to the end, a breakpoint or an approval (G)"),
-]:
-    bar.button(
-        label,
-        key=key,
-        icon=icon,
-        type="primary" if key == "step" else "secondary",
-        shortcut=shortcut,
-        help=hint,
-        disabled=over,
-        on_click=actions.queue_action,
-        args=(key,),
-    )
-# The undo history lives in this browser session: a reopened session starts without one.
-no_undo = "Nothing to undo: steps made before this session was reopened cannot be undone"
-bar.button(
-    "Undo",
-    key="undo",
-    icon=":material/undo:",
-    shortcut="U",
-    on_click=_undo,
-    help="Go back one step (U, PageUp or ←)" if s.undo_stack else no_undo,
-    disabled=not s.undo_stack,
-)
-bar.button(
-    "Reset",
-    key="reset",
-    icon=":material/restart_alt:",
-    on_click=_reset,
-    help="Start the scenario again"
-    if s.state.scenario
-    else ("Go back to the session as it was imported" if s.undo_stack else no_undo),
-    disabled=not (s.state.scenario or s.undo_stack),
-)
-s = common.session()
-common.show_error()
-
-# -- where we are -------------------------------------------------------------------------
-state = s.state
-phase = phase_now(state)
-status = "ready" if s.approvals_decided() else state.status  # every waiting call decided
-status_icon = {"finished": "✅", "halted": "🛑", "awaiting_approval": "✋"}.get(status, "▶️")
-upcoming = "" if s.done or not state.events else f" · next: {PHASE_TITLES[state.next_phase]}"
-# Where the cycle stands opens the story of its phase: in the bar it stays one click away
-# without pushing the graph below a projector's fold.
-with bar:
-    play.story_panel(
-        state,
-        common.chosen_protocols(),
-        label=f"**{PHASE_TITLES[phase]}** · step {state.step} · round {state.round}{upcoming}",
-    )
-# One compact line, and none while Play tells the cycle again: the status is the end's.
-if play.play_upto() is None:
-    hint = " — Undo, edit the history, or Reset to go again." if s.done else ""
-    with st.container(key="fd_status"):
-        st.info(f"{status_icon} {common.literal(state.status_text)}{hint}")
-
-# -- a person's decisions -------------------------------------------------------------------
-waiting = [
-    c
-    for c in (s.conversation.messages[-1].tool_calls if s.conversation.messages else [])
-    if c.id not in state.decisions
-    and (entry := s.state.toolset.get(c.name)) is not None
-    and entry.tool.destructive
 ]
-if state.status == "awaiting_approval" and waiting:
-    st.warning("A destructive tool waits for your decision.")
-    for call in s.conversation.messages[-1].tool_calls:
-        entry = s.state.toolset.get(call.name)
-        if call.id in state.decisions or entry is None or not entry.tool.destructive:
-            continue
-        with st.container(border=True):
-            st.markdown(f"**{common.literal(call.name)}** {common.code_span(call.id)}")
-            args = st.text_area(
-                "Arguments (edit to run with different ones)",
-                json.dumps(call.arguments, indent=2),
-                key=f"args_{call.id}",
-            )
-            tool = entry.tool
-            edited, problems = edited_arguments(args, tool.parameters)
-            if edited is not None and problems:
-                st.warning(
-                    f"These arguments break {common.literal(call.name)}'s schema, so the runtime "
-                    "will refuse the call as a validation error:\n"
-                    + "\n".join(f"- {common.code_span(p)}" for p in problems)
+
+
+def _controls() -> tuple[DeltaGenerator, Session]:
+    """The control bar (Step, Turn, Run, Undo, Reset and where the cycle stands) and the
+    status line; the clicked action runs first, so they show the state it left."""
+    # Keyed: projector.controls_css keeps it at the top of the screen while the graphs
+    # scroll under it.
+    bar = st.container(key="fd_controls", horizontal=True, vertical_alignment="center", gap="small")
+    projector.controls_css()
+    actions.run_queued()  # a clicked Step / Step turn / Run, before the buttons are drawn
+    s = common.session()
+    over = s.done  # a finished or halted cycle: stepping on makes no sense until undo/reset
+    for key, label, icon, shortcut, hint in STEPS:
+        bar.button(
+            label,
+            key=key,
+            icon=icon,
+            type="primary" if key == "step" else "secondary",
+            shortcut=shortcut,
+            help=hint,
+            disabled=over,
+            on_click=actions.queue_action,
+            args=(key,),
+        )
+    # The undo history lives in this browser session: a reopened session starts without one.
+    no_undo = "Nothing to undo: steps made before this session was reopened cannot be undone"
+    bar.button(
+        "Undo",
+        key="undo",
+        icon=":material/undo:",
+        shortcut="U",
+        on_click=_undo,
+        help="Go back one step (U, PageUp or ←)" if s.undo_stack else no_undo,
+        disabled=not s.undo_stack,
+    )
+    bar.button(
+        "Reset",
+        key="reset",
+        icon=":material/restart_alt:",
+        on_click=_reset,
+        help="Start the scenario again"
+        if s.state.scenario
+        else ("Go back to the session as it was imported" if s.undo_stack else no_undo),
+        disabled=not (s.state.scenario or s.undo_stack),
+    )
+    s = common.session()
+    common.show_error()
+    # Where we are.
+    state = s.state
+    phase = phase_now(state)
+    status = "ready" if s.approvals_decided() else state.status  # every waiting call decided
+    status_icon = {"finished": "✅", "halted": "🛑", "awaiting_approval": "✋"}.get(status, "▶️")
+    upcoming = "" if s.done or not state.events else f" · next: {PHASE_TITLES[state.next_phase]}"
+    # Where the cycle stands opens the story of its phase: in the bar it stays one click away
+    # without pushing the graph below a projector's fold.
+    with bar:
+        play.story_panel(
+            state,
+            common.chosen_protocols(),
+            label=f"**{PHASE_TITLES[phase]}** · step {state.step} · round {state.round}{upcoming}",
+        )
+    # One compact line, and none while Play tells the cycle again: the status is the end's.
+    if play.play_upto() is None:
+        hint = " — Undo, edit the history, or Reset to go again." if s.done else ""
+        with st.container(key="fd_status"):
+            st.info(f"{status_icon} {common.literal(state.status_text)}{hint}")
+
+    return bar, s
+
+
+def _decisions(s: Session) -> None:
+    """A destructive call's Approve / Run edited / Reject."""
+    state = s.state
+    waiting = [
+        c
+        for c in (s.conversation.messages[-1].tool_calls if s.conversation.messages else [])
+        if c.id not in state.decisions
+        and (entry := s.state.toolset.get(c.name)) is not None
+        and entry.tool.destructive
+    ]
+    if state.status == "awaiting_approval" and waiting:
+        st.warning("A destructive tool waits for your decision.")
+        for call in s.conversation.messages[-1].tool_calls:
+            entry = s.state.toolset.get(call.name)
+            if call.id in state.decisions or entry is None or not entry.tool.destructive:
+                continue
+            with st.container(border=True):
+                st.markdown(f"**{common.literal(call.name)}** {common.code_span(call.id)}")
+                args = st.text_area(
+                    "Arguments (edit to run with different ones)",
+                    json.dumps(call.arguments, indent=2),
+                    key=f"args_{call.id}",
                 )
-            a, e, r = st.columns(3)
-            if a.button("Approve", key=f"approve_{call.id}"):
-                s.decide(call.id, Approve())
-                st.rerun()
-            if e.button("Run edited", key=f"edit_{call.id}"):
-                if edited is None:
-                    st.error(f"Arguments not changed: {common.literal(problems[0])}")
-                else:
-                    try:
-                        s.decide(call.id, Edit(arguments=edited))
-                        st.rerun()
-                    except (ValueError, FlowdebugError) as err:
-                        st.error(f"Arguments not changed: {common.literal(err)}")
-            if r.button("Reject", key=f"reject_{call.id}"):
-                s.decide(call.id, Reject(reason="rejected in the debugger"))
-                st.rerun()
-
-if isinstance(s.player, ManualPlayer) and state.next_phase == "request" and state.status == "ready":
-    with st.container(border=True):
-        st.markdown(
-            "**You play the model.** Write its next turn as a canonical assistant "
-            "message (text parts and/or tool_call parts), then Step."
-        )
-        example = {
-            "role": "assistant",
-            "parts": [
-                {
-                    "kind": "tool_call",
-                    "id": "call_m1",
-                    "name": (s.state.toolset.names or ["x"])[0],
-                    "arguments": {},
-                }
-            ],
-        }
-        text = st.text_area(
-            "Model turn (JSON)", json.dumps(example, indent=2), key="manual_turn", height=180
-        )
-        if st.button("Queue this turn", key="manual_queue"):
-            try:
-                s.player.write(Message.model_validate_json(text))
-                st.success("Queued: press Step.")
-            except (ValueError, FlowdebugError) as err:
-                st.error(f"Not queued: {common.literal(err)}")
-
-# -- the graphs -----------------------------------------------------------------------------
-chosen = common.chosen_protocols()
-per_row = st.session_state.get("per_row", min(2, len(chosen) or 1))
-show_all = st.session_state.get("show_all", False)
-if "show_stream" not in st.session_state:  # a streamed player shows its deltas from the start
-    st.session_state.show_stream = bool(st.session_state.get("live_stream", False))
-
-# Settings first: below the graphs they were a long scroll away.
-left, right = st.columns(2)
-with left, st.expander("Graph layout", key="layout_open", on_change="rerun"):
-    st.radio(
-        "Layout",
-        ["aligned", "separate"],
-        key="graph_layout",
-        horizontal=True,
-        format_func={
-            "aligned": "Aligned (vendors share rows)",
-            "separate": "Separate graphs",
-        }.get,
-        help="Aligned: the same event on the same row for every vendor. Separate: one "
-        "graph per vendor, each laid out on its own",
-    )
-    separate = st.session_state.get("graph_layout") == "separate"
-    if separate:
-        st.slider(
-            "Graphs per row",
-            1,
-            5,
-            key="per_row",
-            value=per_row,
-            help="One a row gives the largest type; two keep vendors side by side",
-        )
-    st.checkbox("Show the whole trace (slow for long sessions)", key="show_all")
-    st.checkbox(
-        "Show streamed arguments",
-        key="show_stream",
-        help="Each vendor's stream of the model's turn: the call's arguments assemble from "
-        "their deltas under the arrow that carries them",
-    )
-# Keyed, so it stays open across the reruns a Run makes (the elements above it change).
-with right, st.expander("Breakpoints (Run stops here)", key="bp_open", on_change="rerun"):
-    tools = s.state.toolset.names
-    before = st.multiselect(
-        "Before these tools run",
-        tools,
-        key="bp_tools",
-        default=[b.tool for b in state.breakpoints if b.kind == "tool" and b.tool in tools],
-    )
-    on_error = st.checkbox(
-        "After an error result",
-        key="bp_error",
-        value=any(b.kind == "error" for b in state.breakpoints),
-    )
-    at_round = st.number_input(
-        "At round (0: none)",
-        0,
-        100,
-        key="bp_round",
-        value=next((b.round for b in state.breakpoints if b.kind == "round"), 0),
-    )
-    wanted = [Breakpoint(kind="tool", tool=t) for t in before]
-    if on_error:
-        wanted.append(Breakpoint(kind="error"))
-    if at_round:
-        wanted.append(Breakpoint(kind="round", round=int(at_round)))
-    if wanted != state.breakpoints:
-        s.set_breakpoints(wanted)
-
-# The presenter style is laid out for one graph the width of the screen; two or more a row
-# get the pair style: larger type in compact lanes. The aligned view uses the pair style at
-# its natural size, so two vendors stand side by side with type of 20 px.
-separate = st.session_state.get("graph_layout") == "separate"
-style = (
-    (Style.presenter() if separate and per_row == 1 else Style.presenter_pair())
-    if common.presenter()
-    else Style()
-)
-# Each layout keeps its own default window (the aligned view's is smaller: six vendors' worth).
-window = None if show_all else (GRAPH_WINDOW if separate else ALIGNED_WINDOW)
-if not state.events:
-    st.caption("Press **Step** to send the first request; arrows appear as the cycle runs.")
-if not separate:
-    slot = st.container()
-
-    def _stage(upto: int | None) -> None:
-        """The aligned view, drawn by Play's fragment so it grows at each tick alone."""
-        with slot:
-            drawing.draw_aligned(common.session().state, chosen, style, window, upto=upto)
-
-    with bar:
-        play.play_controls(state, chosen, stage=_stage)
-else:
-    with bar:
-        play.play_controls(state, chosen)
-    common.graph_css(style)
-    drawn = graphs(state, chosen, style=style, window=window)
-    for row in range(0, len(drawn), per_row):
-        cols = st.columns(per_row)
-        for col, g in zip(cols, drawn[row : row + per_row], strict=False):
-            with col:
-                st.graphviz_chart(g.dot, width="stretch")
-                if g.caption:  # the vendor's whole message: the arrow carries its first words
-                    st.error(common.literal(g.caption), icon="⛔")
-                exports = [
-                    ("SVG", lambda d=g.dot: to_svg(d), "svg", "image/svg+xml"),
-                    ("PNG", lambda d=g.dot: to_png(d), "png", "image/png"),
-                    ("Mermaid", g.mermaid, "mmd", "text/plain"),
-                ]
-                buttons = st.container(horizontal=True, gap="small")  # wraps in a narrow column
-                for label, data, ext, mime in exports:
-                    buttons.download_button(
-                        label,
-                        data=data,
-                        file_name=f"flowdebug-{g.protocol}.{ext}",
-                        mime=mime,
-                        key=f"{ext}_{g.protocol}",
-                        on_click="ignore",
+                tool = entry.tool
+                edited, problems = edited_arguments(args, tool.parameters)
+                if edited is not None and problems:
+                    st.warning(
+                        f"These arguments break {common.literal(call.name)}'s schema, so the "
+                        "runtime will refuse the call as a validation error:\n"
+                        + "\n".join(f"- {common.code_span(p)}" for p in problems)
                     )
-                if g.hidden:
-                    st.caption(f"{g.hidden} earlier events hidden — tick *Show the whole trace*.")
+                a, e, r = st.columns(3)
+                if a.button("Approve", key=f"approve_{call.id}"):
+                    s.decide(call.id, Approve())
+                    st.rerun()
+                if e.button("Run edited", key=f"edit_{call.id}"):
+                    if edited is None:
+                        st.error(f"Arguments not changed: {common.literal(problems[0])}")
+                    else:
+                        try:
+                            s.decide(call.id, Edit(arguments=edited))
+                            st.rerun()
+                        except (ValueError, FlowdebugError) as err:
+                            st.error(f"Arguments not changed: {common.literal(err)}")
+                if r.button("Reject", key=f"reject_{call.id}"):
+                    s.decide(call.id, Reject(reason="rejected in the debugger"))
+                    st.rerun()
 
-# -- the history so far -----------------------------------------------------------------------
-# Drawn only when asked for: long histories would slow every step down.
-if st.toggle(
-    f"Show the message history ({len(s.conversation.messages)} messages)", key="show_history"
-):
-    for i, m in enumerate(s.conversation.messages[-200:]):
-        # Whatever a person, a model or a tool wrote is shown as text, never as Markdown/HTML.
-        st.markdown(f"**{i} · {m.role}**")
-        st.text("\n".join(part_summary(p, width=160) for p in m.parts) or "(no parts)")
-common.refresh_status()
-projector.follow_step(state.step)
+
+def _manual(s: Session) -> None:
+    """The model's turn, written by the person who plays it."""
+    state = s.state
+    if (
+        isinstance(s.player, ManualPlayer)
+        and state.next_phase == "request"
+        and state.status == "ready"
+    ):
+        with st.container(border=True):
+            st.markdown(
+                "**You play the model.** Write its next turn as a canonical assistant "
+                "message (text parts and/or tool_call parts), then Step."
+            )
+            example = {
+                "role": "assistant",
+                "parts": [
+                    {
+                        "kind": "tool_call",
+                        "id": "call_m1",
+                        "name": (s.state.toolset.names or ["x"])[0],
+                        "arguments": {},
+                    }
+                ],
+            }
+            text = st.text_area(
+                "Model turn (JSON)", json.dumps(example, indent=2), key="manual_turn", height=180
+            )
+            if st.button("Queue this turn", key="manual_queue"):
+                try:
+                    s.player.write(Message.model_validate_json(text))
+                    st.success("Queued: press Step.")
+                except (ValueError, FlowdebugError) as err:
+                    st.error(f"Not queued: {common.literal(err)}")
+
+
+def _graphs(bar: DeltaGenerator, s: Session) -> None:
+    """The graphs' settings, the breakpoints, and the graphs (Play's controls in the bar)."""
+    state = s.state
+    chosen = common.chosen_protocols()
+    per_row = st.session_state.get("per_row", min(2, len(chosen) or 1))
+    show_all = st.session_state.get("show_all", False)
+    if "show_stream" not in st.session_state:  # a streamed player shows its deltas from the start
+        st.session_state.show_stream = bool(st.session_state.get("live_stream", False))
+
+    # Settings first: below the graphs they were a long scroll away.
+    left, right = st.columns(2)
+    with left, st.expander("Graph layout", key="layout_open", on_change="rerun"):
+        st.radio(
+            "Layout",
+            ["aligned", "separate"],
+            key="graph_layout",
+            horizontal=True,
+            format_func={
+                "aligned": "Aligned (vendors share rows)",
+                "separate": "Separate graphs",
+            }.get,
+            help="Aligned: the same event on the same row for every vendor. Separate: one "
+            "graph per vendor, each laid out on its own",
+        )
+        separate = st.session_state.get("graph_layout") == "separate"
+        if separate:
+            st.slider(
+                "Graphs per row",
+                1,
+                5,
+                key="per_row",
+                value=per_row,
+                help="One a row gives the largest type; two keep vendors side by side",
+            )
+        st.checkbox("Show the whole trace (slow for long sessions)", key="show_all")
+        st.checkbox(
+            "Show streamed arguments",
+            key="show_stream",
+            help="Each vendor's stream of the model's turn: the call's arguments assemble from "
+            "their deltas under the arrow that carries them",
+        )
+    # Keyed, so it stays open across the reruns a Run makes (the elements above it change).
+    with right, st.expander("Breakpoints (Run stops here)", key="bp_open", on_change="rerun"):
+        tools = s.state.toolset.names
+        before = st.multiselect(
+            "Before these tools run",
+            tools,
+            key="bp_tools",
+            default=[b.tool for b in state.breakpoints if b.kind == "tool" and b.tool in tools],
+        )
+        on_error = st.checkbox(
+            "After an error result",
+            key="bp_error",
+            value=any(b.kind == "error" for b in state.breakpoints),
+        )
+        at_round = st.number_input(
+            "At round (0: none)",
+            0,
+            100,
+            key="bp_round",
+            value=next((b.round for b in state.breakpoints if b.kind == "round"), 0),
+        )
+        wanted = [Breakpoint(kind="tool", tool=t) for t in before]
+        if on_error:
+            wanted.append(Breakpoint(kind="error"))
+        if at_round:
+            wanted.append(Breakpoint(kind="round", round=int(at_round)))
+        if wanted != state.breakpoints:
+            s.set_breakpoints(wanted)
+
+    # The presenter style is laid out for one graph the width of the screen; two or more a row
+    # get the pair style: larger type in compact lanes. The aligned view uses the pair style at
+    # its natural size, so two vendors stand side by side with type of 20 px.
+    separate = st.session_state.get("graph_layout") == "separate"
+    style = (
+        (Style.presenter() if separate and per_row == 1 else Style.presenter_pair())
+        if common.presenter()
+        else Style()
+    )
+    # Each layout keeps its own default window (the aligned view's is smaller: six vendors' worth).
+    window = None if show_all else (GRAPH_WINDOW if separate else ALIGNED_WINDOW)
+    if not state.events:
+        st.caption("Press **Step** to send the first request; arrows appear as the cycle runs.")
+    if not separate:
+        slot = st.container()
+
+        def _stage(upto: int | None) -> None:
+            """The aligned view, drawn by Play's fragment so it grows at each tick alone."""
+            with slot:
+                drawing.draw_aligned(common.session().state, chosen, style, window, upto=upto)
+
+        with bar:
+            play.play_controls(state, chosen, stage=_stage)
+    else:
+        with bar:
+            play.play_controls(state, chosen)
+        common.graph_css(style)
+        drawn = graphs(state, chosen, style=style, window=window)
+        for row in range(0, len(drawn), per_row):
+            cols = st.columns(per_row)
+            for col, g in zip(cols, drawn[row : row + per_row], strict=False):
+                with col:
+                    st.graphviz_chart(g.dot, width="stretch")
+                    if g.caption:  # the vendor's whole message: the arrow carries its first words
+                        st.error(common.literal(g.caption), icon="⛔")
+                    exports: list[drawing.Export] = [
+                        ("SVG", lambda d=g.dot: to_svg(d), "svg", "image/svg+xml"),
+                        ("PNG", lambda d=g.dot: to_png(d), "png", "image/png"),
+                        ("Mermaid", g.mermaid, "mmd", "text/plain"),
+                    ]
+                    buttons = st.container(horizontal=True, gap="small")  # wraps in a narrow column
+                    drawing.export_buttons(buttons, g.protocol, exports)
+                    if g.hidden:
+                        st.caption(
+                            f"{g.hidden} earlier events hidden — tick *Show the whole trace*."
+                        )
+
+
+def _history(s: Session) -> None:
+    """The messages so far (the last 200), numbered as in the history. Drawn only when asked
+    for: long histories would slow every step down."""
+    messages = s.conversation.messages
+    if st.toggle(f"Show the message history ({len(messages)} messages)", key="show_history"):
+        first = max(0, len(messages) - 200)
+        for i, m in enumerate(messages[first:], start=first):
+            # Whatever a person, a model or a tool wrote is shown as text, never as Markdown/HTML.
+            st.markdown(f"**{i} · {m.role}**")
+            st.text("\n".join(part_summary(p, width=160) for p in m.parts) or "(no parts)")
+
+
+def _cycle() -> None:
+    """Everything a Step changes, as one fragment: Step, Undo, Play, an approval or a graph
+    setting reruns this alone, not the app around it (the sidebar, the scenario list). A
+    widget outside it (the scenario, the sidebar) reruns the whole app, this with it."""
+    bar, s = _controls()
+    _decisions(s)
+    _manual(s)
+    _graphs(bar, s)
+    _history(s)
+    common.refresh_status()
+    projector.follow_step(s.state.step)
+
+
+st.fragment(_cycle, key="fd_cycle")()

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from functools import partial
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from flowdebug import protocols
 from flowdebug.engine.session_state import SessionState
@@ -42,6 +43,18 @@ def fill_script(svg: str) -> str:
     return FILL.format(svg=json.dumps(svg).replace("<", "\\u003c"))
 
 
+class Raw:
+    """HTML handed to ``st.html`` as it is. A plain string is dedented and stripped first (a
+    copy and a pass over each line of the 250 KB drawing, at every Step); an object with
+    ``_repr_html_`` is taken as it comes. The script has no leading blank or indent to lose."""
+
+    def __init__(self, html: str):
+        self.html = html
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+
 def _pick_event(view_events: tuple[tuple[int, str], ...]) -> None:
     """A select box that lights one event in every vendor (and centres the window on it)."""
     labels = dict(view_events)
@@ -64,6 +77,24 @@ def _png(view: AlignedView, protocol: str) -> bytes:
     return to_png(view.export_dot(protocol))
 
 
+Export = tuple[str, Callable[[], str | bytes], str, str]  # label, data, extension, MIME type
+
+
+def export_buttons(
+    row: DeltaGenerator, protocol: str, exports: list[Export], key_prefix: str = ""
+) -> None:
+    """A download button in ``row`` for each of ``protocol``'s exports (made when clicked)."""
+    for label, data, ext, mime in exports:
+        row.download_button(
+            label,
+            data=data,
+            file_name=f"flowdebug-{protocol}.{ext}",
+            mime=mime,
+            key=f"{key_prefix}{ext}_{protocol}",
+            on_click="ignore",
+        )
+
+
 def _exports(view: AlignedView) -> None:
     # Its buttons are drawn only while it is open: eighteen of them at every Step cost the
     # server and the browser time for a panel most Steps never open.
@@ -76,20 +107,12 @@ def _exports(view: AlignedView) -> None:
         for col in view.columns:
             row = st.container(horizontal=True, gap="small", vertical_alignment="center")
             row.markdown(f"**{common.literal(col.title)}**", width="content")
-            exports: list[tuple[str, Callable[[], str | bytes], str, str]] = [
+            exports: list[Export] = [
                 ("SVG", partial(view.export_svg, col.protocol), "svg", "image/svg+xml"),
                 ("PNG", partial(_png, view, col.protocol), "png", "image/png"),
                 ("Mermaid", partial(view.export_mermaid, col.protocol), "mmd", "text/plain"),
             ]
-            for label, data, ext, mime in exports:
-                row.download_button(
-                    label,
-                    data=data,
-                    file_name=f"flowdebug-{col.protocol}.{ext}",
-                    mime=mime,
-                    key=f"aligned_{ext}_{col.protocol}",
-                    on_click="ignore",
-                )
+            export_buttons(row, col.protocol, exports, key_prefix="aligned_")
 
 
 def draw_aligned(
@@ -128,7 +151,7 @@ def draw_aligned(
     # label makes an element or attribute of its own, so it may be parsed as markup.
     if upto is None:
         st.markdown(BOX, unsafe_allow_html=True)
-        st.html(fill_script(view.svg), unsafe_allow_javascript=True)
+        st.html(Raw(fill_script(view.svg)), unsafe_allow_javascript=True)
     else:
         # Play redraws the view at every beat inside its fragment, and a reader may have
         # scrolled: React's in-place update of one Markdown element keeps the page still

@@ -22,7 +22,7 @@ import streamlit as st
 from flowdebug import protocols
 from flowdebug.engine.session_state import SessionState
 from flowdebug.views.debugger import PHASE_TITLES, phase_now, refusals
-from flowdebug.views.story import Story, caption, phase_story
+from flowdebug.views.story import Story, caption, phase_refused, phase_story
 from pages import actions, common, projector
 
 PACES = (0.5, 1.0, 2.0)  # seconds per event
@@ -232,14 +232,22 @@ def story_panel(state: SessionState, names: Sequence[str], label: str | None = N
     scrolled."""
     phase = phase_now(state)
     refused = refusals(state.conversation, state.events, names)
-    story = phase_story(state, phase, names, refused)
+    refused = {n: r for n, r in refused.items() if n in names}
     pop = st.popover(
         label or f"**{PHASE_TITLES[phase]}**",
-        icon=":material/menu_book:" if not story.rejections else ":material/block:",
+        icon=":material/block:"
+        if phase_refused(state.events, phase, refused)
+        else ":material/menu_book:",
         key="fd_story_open",
         help="What this phase is for, what happened in it this time, and each vendor's JSON "
         "fields for it",
+        # Told only while open: a Step would otherwise tell it (and draw a dozen elements)
+        # for a panel most Steps never open.
+        on_change="rerun",
     )
+    if not pop.open:
+        return
+    story = phase_story(state, phase, names, refused)
     with pop, st.container(key="fd_story"):
         st.markdown(f"**{PHASE_TITLES[phase]}**")
         st.caption(story.meaning)  # what the phase is for; then how it went this time

@@ -13,12 +13,13 @@ from flowdebug.engine.approval import Edit, Reject
 from flowdebug.engine.debugger import Session
 from flowdebug.engine.faults import parse_fault
 from flowdebug.engine.replay import replay
-from flowdebug.engine.trace import TraceEvent, rejections
+from flowdebug.engine.trace import PHASES, TraceEvent, rejections
 from flowdebug.model import Conversation, HostedCall, HostedResult, Message, Text
 from flowdebug.views.story import (
     MEANING,
     caption,
     phase_events,
+    phase_refused,
     phase_story,
     rejection_sentence,
     vendor_note,
@@ -269,6 +270,15 @@ def test_the_continuation_story_acts_out_each_refusal_and_who_goes_on():
         "Anthropic, OpenAI Chat, OpenAI Responses and Gemini stopped earlier, at step 4: each "
         "refused the request (a call has no result right after it, and every call needs one).",
     )
+
+
+@pytest.mark.parametrize("fault", [None, "drop_result@#1"])
+def test_phase_refused_says_whether_the_story_tells_a_refusal_without_telling_it(fault):
+    s = ran("weather", fault)
+    refused = rejections(s.state.conversation, s.state.events, NAMES)
+    told = {p: bool(phase_story(s.state, p, NAMES, refused).rejections) for p in PHASES}
+    assert {p: phase_refused(s.state.events, p, refused) for p in told} == told
+    assert any(told.values()) == (fault is not None)
 
 
 def test_rejection_sentence_when_every_vendor_shown_refuses():

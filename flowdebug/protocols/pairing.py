@@ -91,7 +91,7 @@ def results_in(m: Message, i: int) -> list[Result]:
 def ends_history(messages: Sequence[Message], i: int) -> bool:
     """Message ``i`` is the last of the history (system messages aside): its calls are
     still pending, not missing their results."""
-    return all(m.role == "system" for m in messages[i + 1 :])
+    return all(messages[k].role == "system" for k in range(i + 1, len(messages)))
 
 
 def pair(exchanges: list[Exchange], messages: Sequence[Message]) -> Pairing:

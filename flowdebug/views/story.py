@@ -299,6 +299,15 @@ def _tells(e: TraceEvent, scene: Scene) -> bool:
     return True
 
 
+def phase_refused(
+    events: Sequence[TraceEvent], phase: str, rejected: Mapping[str, Rejection]
+) -> bool:
+    """Whether the story of ``phase`` tells a refusal (a vendor refused a request sent by the
+    phase's last step or before it), without telling the story."""
+    mine = phase_events(events, phase)
+    return bool(mine) and any(r.seq <= mine[-1].seq for r in rejected.values())
+
+
 def _phase_rejections(
     events: Sequence[TraceEvent],
     mine: Sequence[TraceEvent],

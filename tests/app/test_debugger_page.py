@@ -34,14 +34,28 @@ def test_page_opens_on_the_weather_scenario_ready_to_step(at):
     assert len(at.get("graphviz_chart")) == 6  # one per protocol
 
 
+def where(app: AppTest) -> str:
+    """The control bar's line of where the cycle stands (the label of the story's popover)."""
+    return " ".join(b.proto.popover.label for b in app.get("popover"))
+
+
 def test_step_runs_one_phase_and_names_it(at):
     at.button(key="step").click().run()
     s = session(at)
     assert s.state.step == 1 and s.state.next_phase == "request"
-    assert any("1 · Declaration" in m.value for m in at.markdown)
+    assert "**1 · Declaration** · step 1 · round 1 · next: 2 · Request" in where(at)
     at.button(key="step").click().run()
     assert session(at).state.next_phase == "execution"
-    assert any("2 · Request" in m.value for m in at.markdown)
+    assert "**2 · Request** · step 2" in where(at)
+
+
+def test_the_story_is_told_only_while_its_panel_is_open(at):
+    at.button(key="step").click().run()
+    assert not any("1 · Declaration" in m.value for m in at.markdown)  # closed: not told
+    at.session_state["fd_story_open"] = True
+    at.run()
+    assert any("1 · Declaration" in m.value for m in at.markdown)
+    assert any("sends the conversation and every tool" in c.value for c in at.caption)
 
 
 def test_step_turn_run_undo_and_reset(at):
