@@ -43,6 +43,18 @@ def _profiled_run(self: threading.Thread) -> None:
 threading.Thread.run = _profiled_run  # type: ignore[method-assign]
 
 
+def _one_script_cache() -> None:
+    """A server compiles a page once; AppTest makes a new cache every run. Share one."""
+    from streamlit.runtime.scriptrunner import script_cache
+
+    shared = script_cache.ScriptCache()
+    script_cache.ScriptCache = lambda: shared  # type: ignore[assignment,misc]
+    import streamlit.testing.v1.app_test as app_test
+    import streamlit.testing.v1.local_script_runner as local
+
+    app_test.ScriptCache = local.ScriptCache = script_cache.ScriptCache  # type: ignore[misc]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--root", type=Path, default=BENCH.parent, help="the checkout to profile")
@@ -54,6 +66,8 @@ def main() -> None:
     sys.path.insert(1, str(BENCH))
     from seed_session import long_session
     from streamlit.testing.v1 import AppTest
+
+    _one_script_cache()
 
     for n in (int(m) for m in args.messages.split(",")):
         session = long_session(n)

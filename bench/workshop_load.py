@@ -58,6 +58,7 @@ SAFE_SCENARIOS = ("weather", "tasks", "runaway", "unknown_tool", "schema_retry")
 # Said on the command line, so each mode means the same whatever the checkout's config.toml says.
 ON, OFF = ["--runner.postScriptGC", "true"], ["--runner.postScriptGC", "false"]
 GC_FLAGS = {"default": ON, "off": OFF, "freeze": ON, "freeze-off": OFF}
+TRACE_MEMORY: Path | None = None  # --trace-memory: where the servers write what grew
 
 
 @dataclass
@@ -99,10 +100,15 @@ def server(
         "PYTHONPATH": str(root),
         "FLOWDEBUG_DB": str(db),
     }
-    if gc_mode.startswith("freeze"):
+    if TRACE_MEMORY:
+        named = f"{TRACE_MEMORY.stem}-{root.name}-{app.stem}.txt"
+        env["FLOWDEBUG_BENCH_TRACEMALLOC"] = str(TRACE_MEMORY.with_name(named))
+        env["FLOWDEBUG_BENCH_TRACE_EVERY"] = "120"
+    if gc_mode.startswith("freeze") or TRACE_MEMORY:
         launcher = [sys.executable, str(BENCH / "serve.py")]
-        env["FLOWDEBUG_BENCH_PRELOAD"] = "flowdebug" if app.name == "app.py" else ""
-        env["FLOWDEBUG_GC"] = "freeze"
+        if gc_mode.startswith("freeze"):
+            env["FLOWDEBUG_BENCH_PRELOAD"] = "flowdebug" if app.name == "app.py" else ""
+            env["FLOWDEBUG_GC"] = "freeze"
     else:
         launcher = [sys.executable, "-m", "streamlit"]
     extra = []
@@ -365,7 +371,15 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--json", type=Path, help="also append each row to this file (JSON lines)")
+    ap.add_argument(
+        "--trace-memory",
+        type=Path,
+        help="trace the servers' allocations (slow): every 2 minutes, what grew, in "
+        "FILE-<checkout>-<app>.txt beside FILE",
+    )
     args = ap.parse_args()
+    global TRACE_MEMORY
+    TRACE_MEMORY = args.trace_memory
     roots = [r.resolve() for r in args.root or [ROOT]]
     counts = [int(c) for c in args.clients.split(",")]
     long_run = args.minutes > 0
