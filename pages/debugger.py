@@ -222,6 +222,74 @@ def _manual(s: Session) -> None:
                     st.error(f"Not queued: {common.literal(err)}")
 
 
+LAYOUT_KEYS = ("graph_layout", "per_row", "show_all", "show_stream")
+
+
+def _layout(per_row: int) -> None:
+    """How the graphs are drawn: aligned or separate, how many a row, the whole trace, the
+    streamed arguments."""
+    st.radio(
+        "Layout",
+        ["aligned", "separate"],
+        key="graph_layout",
+        horizontal=True,
+        format_func={
+            "aligned": "Aligned (vendors share rows)",
+            "separate": "Separate graphs",
+        }.get,
+        help="Aligned: the same event on the same row for every vendor. Separate: one "
+        "graph per vendor, each laid out on its own",
+    )
+    separate = st.session_state.get("graph_layout") == "separate"
+    if separate:
+        st.slider(
+            "Graphs per row",
+            1,
+            5,
+            key="per_row",
+            value=per_row,
+            help="One a row gives the largest type; two keep vendors side by side",
+        )
+    st.checkbox("Show the whole trace (slow for long sessions)", key="show_all")
+    st.checkbox(
+        "Show streamed arguments",
+        key="show_stream",
+        help="Each vendor's stream of the model's turn: the call's arguments assemble from "
+        "their deltas under the arrow that carries them",
+    )
+
+
+def _breakpoints(s: Session) -> None:
+    """Where a Run stops: before named tools, after an error result, at a round."""
+    state = s.state
+    tools = s.state.toolset.names
+    before = st.multiselect(
+        "Before these tools run",
+        tools,
+        key="bp_tools",
+        default=[b.tool for b in state.breakpoints if b.kind == "tool" and b.tool in tools],
+    )
+    on_error = st.checkbox(
+        "After an error result",
+        key="bp_error",
+        value=any(b.kind == "error" for b in state.breakpoints),
+    )
+    at_round = st.number_input(
+        "At round (0: none)",
+        0,
+        100,
+        key="bp_round",
+        value=next((b.round for b in state.breakpoints if b.kind == "round"), 0),
+    )
+    wanted = [Breakpoint(kind="tool", tool=t) for t in before]
+    if on_error:
+        wanted.append(Breakpoint(kind="error"))
+    if at_round:
+        wanted.append(Breakpoint(kind="round", round=int(at_round)))
+    if wanted != state.breakpoints:
+        s.set_breakpoints(wanted)
+
+
 def _graphs(bar: DeltaGenerator, s: Session) -> None:
     """The graphs' settings, the breakpoints, and the graphs (Play's controls in the bar)."""
     state = s.state
@@ -233,64 +301,24 @@ def _graphs(bar: DeltaGenerator, s: Session) -> None:
 
     # Settings first: below the graphs they were a long scroll away.
     left, right = st.columns(2)
-    with left, st.expander("Graph layout", key="layout_open", on_change="rerun"):
-        st.radio(
-            "Layout",
-            ["aligned", "separate"],
-            key="graph_layout",
-            horizontal=True,
-            format_func={
-                "aligned": "Aligned (vendors share rows)",
-                "separate": "Separate graphs",
-            }.get,
-            help="Aligned: the same event on the same row for every vendor. Separate: one "
-            "graph per vendor, each laid out on its own",
-        )
-        separate = st.session_state.get("graph_layout") == "separate"
-        if separate:
-            st.slider(
-                "Graphs per row",
-                1,
-                5,
-                key="per_row",
-                value=per_row,
-                help="One a row gives the largest type; two keep vendors side by side",
-            )
-        st.checkbox("Show the whole trace (slow for long sessions)", key="show_all")
-        st.checkbox(
-            "Show streamed arguments",
-            key="show_stream",
-            help="Each vendor's stream of the model's turn: the call's arguments assemble from "
-            "their deltas under the arrow that carries them",
-        )
+    # Their widgets are drawn only while the panel is open; closed, their values stay.
+    with left:
+        box = st.expander("Graph layout", key="layout_open", on_change="rerun")
+    if box.open:
+        with box:
+            _layout(per_row)
+    else:
+        for key in LAYOUT_KEYS:  # a value set again is one Streamlit keeps for a widget not drawn
+            if key in st.session_state:
+                st.session_state[key] = st.session_state[key]
     # Keyed, so it stays open across the reruns a Run makes (the elements above it change).
-    with right, st.expander("Breakpoints (Run stops here)", key="bp_open", on_change="rerun"):
-        tools = s.state.toolset.names
-        before = st.multiselect(
-            "Before these tools run",
-            tools,
-            key="bp_tools",
-            default=[b.tool for b in state.breakpoints if b.kind == "tool" and b.tool in tools],
-        )
-        on_error = st.checkbox(
-            "After an error result",
-            key="bp_error",
-            value=any(b.kind == "error" for b in state.breakpoints),
-        )
-        at_round = st.number_input(
-            "At round (0: none)",
-            0,
-            100,
-            key="bp_round",
-            value=next((b.round for b in state.breakpoints if b.kind == "round"), 0),
-        )
-        wanted = [Breakpoint(kind="tool", tool=t) for t in before]
-        if on_error:
-            wanted.append(Breakpoint(kind="error"))
-        if at_round:
-            wanted.append(Breakpoint(kind="round", round=int(at_round)))
-        if wanted != state.breakpoints:
-            s.set_breakpoints(wanted)
+    # Its widgets are drawn only while it is open: they start from the session's breakpoints,
+    # which stay as they are while it is closed.
+    with right:
+        box = st.expander("Breakpoints (Run stops here)", key="bp_open", on_change="rerun")
+    if box.open:
+        with box:
+            _breakpoints(s)
 
     # The presenter style is laid out for one graph the width of the screen; two or more a row
     # get the pair style: larger type in compact lanes. The aligned view uses the pair style at

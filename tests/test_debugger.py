@@ -208,6 +208,24 @@ def test_undo_then_run_replays_deterministically():
     assert session.conversation.model_dump_json() == final
 
 
+def test_undo_keeps_the_last_steps_and_the_start(monkeypatch):
+    import flowdebug.engine.debugger as debugger
+
+    monkeypatch.setattr(debugger, "UNDO_LIMIT", 3)
+    session = Session.from_scenario("tasks")
+    for _ in range(6):
+        session.step()
+    assert [s.step for s in session.undo_stack] == [0, 3, 4, 5]  # the start, the last three
+    session.undo(3)
+    assert session.state.step == 3
+    session.undo()
+    assert session.state.step == 0 and session.state.tool_state == {}  # older steps: the start
+    for _ in range(6):
+        session.step()
+    session.undo_to(0)
+    assert session.state.step == 0 and not session.undo_stack
+
+
 def test_undo_with_nothing_to_undo_is_a_clear_error():
     with pytest.raises(UsageError, match="nothing to undo"):
         Session.from_scenario("weather").undo()

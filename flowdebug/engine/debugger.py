@@ -36,6 +36,12 @@ from flowdebug.errors import UsageError
 from flowdebug.model import Conversation, Message
 from flowdebug.players.base import Player
 
+UNDO_LIMIT = 200
+"""Steps a session can undo one by one. Each keeps a snapshot of the state (its event list
+grows with the history), so an unbounded undo history made a long-lived server's memory grow
+with every step of every session; the session's start is always kept, so Reset and
+``undo_to(0)`` still reach it."""
+
 
 class Session:
     """A debugger session over one :class:`SessionState` and a player."""
@@ -131,7 +137,7 @@ class Session:
         except BaseException:
             self.state = before
             raise
-        self.undo_stack.append(before)
+        self._remember(before)
         self._changed()
         return self.state.events[n:]
 
@@ -218,13 +224,19 @@ class Session:
         calls = s.conversation.messages[-1].tool_calls if s.conversation.messages else []
         if s.status != "awaiting_approval" or call_id not in {c.id for c in calls}:
             raise UsageError(f"no call {call_id!r} is waiting for approval")
-        self.undo_stack.append(s.snapshot())
+        self._remember(s.snapshot())
         s.decisions = {**s.decisions, call_id: decision}
         if self._approvals_complete():
             s.status_text = "decided; step to execute"
         self._changed()
 
     # -- undo, reset, edit -------------------------------------------------------------------
+
+    def _remember(self, before: SessionState) -> None:
+        """Keep ``before`` to undo to: the last :data:`UNDO_LIMIT` steps and the start."""
+        self.undo_stack.append(before)
+        if len(self.undo_stack) > UNDO_LIMIT + 1:
+            del self.undo_stack[1]  # the oldest step but the start
 
     def undo(self, steps: int = 1) -> None:
         """Go back ``steps`` steps (edits count as steps)."""
@@ -235,7 +247,8 @@ class Session:
         self._changed()
 
     def undo_to(self, step: int) -> None:
-        """Go back to the state just after step ``step`` (0: the start)."""
+        """Go back to the state just after step ``step`` (0: the start). A step older than
+        the last :data:`UNDO_LIMIT` is no longer kept: that goes back to the start."""
         while self.undo_stack and self.state.step > step:
             self.state = self.undo_stack.pop()
         self._changed()
@@ -248,7 +261,7 @@ class Session:
             setattr(work, k, v)
         redraw(work, self.state.conversation)
         work.edited = True
-        self.undo_stack.append(before)
+        self._remember(before)
         self.state = work
         self._changed()
 

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app.test_debugger_page import open_layout
+
 PAGES = Path(__file__).resolve().parents[2] / "pages"
 
 
@@ -65,7 +67,7 @@ def test_protocol_choice_limits_the_vendors(at):
 
 
 def test_separate_graphs_remain_an_option(at):
-    at.radio(key="graph_layout").set_value("separate").run()
+    open_layout(at).radio(key="graph_layout").set_value("separate").run()
     assert len(at.get("graphviz_chart")) == 6
     assert not [m for m in at.markdown if 'class="fd-aligned"' in m.value]
 
@@ -80,7 +82,7 @@ def test_selecting_an_event_lights_it_in_every_vendor(at):
 def test_streamed_arguments_are_shown_on_demand(at):
     at.button(key="run").click().run()
     assert 'class="delta"' not in aligned_svg(at)
-    at.checkbox(key="show_stream").check().run()
+    open_layout(at).checkbox(key="show_stream").check().run()
     assert 'class="delta"' in aligned_svg(at)
     assert any("Streamed" in c.value for c in at.caption)
 

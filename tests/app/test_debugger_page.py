@@ -21,6 +21,12 @@ def at() -> AppTest:
     return app
 
 
+def open_layout(app: AppTest) -> AppTest:
+    """The Graph layout panel opened (its widgets are drawn only while it is open)."""
+    app.session_state["layout_open"] = True
+    return app.run()
+
+
 def session(app: AppTest):
     return app.session_state.fd_session
 
@@ -30,13 +36,27 @@ def test_page_opens_on_the_weather_scenario_ready_to_step(at):
     s = session(at)
     assert s.state.step == 0 and s.state.next_phase == "declaration"
     assert [b.key for b in at.button][:5] == ["step", "step_turn", "run", "undo", "reset"]
-    at.radio(key="graph_layout").set_value("separate").run()
+    open_layout(at).radio(key="graph_layout").set_value("separate").run()
     assert len(at.get("graphviz_chart")) == 6  # one per protocol
 
 
 def where(app: AppTest) -> str:
     """The control bar's line of where the cycle stands (the label of the story's popover)."""
     return " ".join(b.proto.popover.label for b in app.get("popover"))
+
+
+def test_the_layout_settings_stay_while_their_panel_is_closed(at):
+    open_layout(at).radio(key="graph_layout").set_value("separate").run()
+    at.checkbox(key="show_all").check().run()
+    at.session_state["layout_open"] = False
+    at.run()
+    assert not [r for r in at.radio if r.key == "graph_layout"]  # closed: not drawn
+    at.button(key="step").click().run()
+    at.button(key="step").click().run()
+    assert len(at.get("graphviz_chart")) == 6  # still separate
+    assert at.session_state["show_all"] is True
+    assert open_layout(at).radio(key="graph_layout").value == "separate"
+    assert at.checkbox(key="show_all").value is True
 
 
 def test_step_runs_one_phase_and_names_it(at):
@@ -73,7 +93,7 @@ def test_step_turn_run_undo_and_reset(at):
 
 
 def test_graph_dot_shows_the_timeout_in_red_after_run(at):
-    at.radio(key="graph_layout").set_value("separate").run()
+    open_layout(at).radio(key="graph_layout").set_value("separate").run()
     at.button(key="run").click().run()
     dots = [g.proto.spec for g in at.get("graphviz_chart")]
     assert all("#d11f1f" in d for d in dots)
@@ -118,7 +138,20 @@ def test_the_step_that_ends_the_cycle_disables_stepping_at_once(at):
 
 def test_breakpoint_stops_run_before_the_tool(at):
     at.selectbox(key="scenario").select("tasks").run()
+
+    def drawn() -> bool:
+        return any(m.key == "bp_tools" for m in at.multiselect)
+
+    assert not drawn()  # drawn only while their panel is open
+    at.session_state["bp_open"] = True
+    at.run()
     at.multiselect(key="bp_tools").select("complete_task").run()
+    at.session_state["bp_open"] = False  # closed again: the breakpoint stays
+    at.run()
+    assert not drawn()
+    at.session_state["bp_open"] = True
+    at.run()
+    assert at.multiselect(key="bp_tools").value == ["complete_task"]  # as the session has it
     at.button(key="run").click().run()
     s = session(at)
     assert s.state.status_text == "breakpoint: before complete_task runs"
@@ -126,7 +159,7 @@ def test_breakpoint_stops_run_before_the_tool(at):
 
 
 def test_protocol_choice_limits_the_graphs(at):
-    at.radio(key="graph_layout").set_value("separate").run()
+    open_layout(at).radio(key="graph_layout").set_value("separate").run()
     at.multiselect(key="protocols").set_value(["anthropic", "mcp"]).run()
     dots = [g.proto.spec for g in at.get("graphviz_chart")]
     assert len(dots) == 2 and "MCP server" in dots[1]
