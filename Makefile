@@ -6,10 +6,10 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 # Test files run on this many workers, a file on one worker (its server and browser fixtures
-# stay with it). 0, the default, runs them in one process, one after another (about 20
-# minutes on 2 cores): with WORKERS=3 the suite takes about 10, but the Play browser tests,
-# which time a playback, then share the cores and have failed now and then.
-WORKERS ?= 0
+# stay with it). Three on 2 cores: browser tests mostly wait, so a third worker keeps both
+# cores busy (about 10 minutes, where one process took about 18). WORKERS=0 runs them in one
+# process, one after another.
+WORKERS ?= 3
 
 .PHONY: run test test-lowest typecheck bench clean lock
 
