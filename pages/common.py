@@ -128,7 +128,7 @@ def set_session(value: Session, parent: str | None = None, revision: int | None 
     st.query_params["session"] = value.state.id
 
 
-def _notice_newer() -> None:
+def notice_newer() -> None:
     """Once a run: when another tab or app server saved this tab's session since this tab read
     it, say so now, with the Reload button, rather than only when a change here is refused."""
     sid = session().state.id
@@ -237,7 +237,7 @@ def draw_sidebar() -> None:
     st.session_state.setdefault("protocols", list(protocols.PROTOCOLS))
     st.session_state.setdefault("live_protocol", "openai-chat")
     st.query_params["session"] = session().state.id
-    _notice_newer()
+    notice_newer()
     with st.sidebar:
         st.multiselect(
             "Protocols shown",

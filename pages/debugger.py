@@ -77,6 +77,7 @@ def _controls() -> tuple[DeltaGenerator, Session]:
     # scroll under it.
     bar = st.container(key="fd_controls", horizontal=True, vertical_alignment="center", gap="small")
     projector.controls_css()
+    common.notice_newer()  # a Step reruns only this: the sidebar's check would not run
     actions.run_queued()  # a clicked Step / Step turn / Run, before the buttons are drawn
     s = common.session()
     over = s.done  # a finished or halted cycle: stepping on makes no sense until undo/reset
