@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from functools import lru_cache
 
 from flowdebug.engine.trace import LANES, PHASES
 from flowdebug.render import safe
@@ -20,7 +21,6 @@ from flowdebug.render.aligned import (
     Cell,
     Column,
     Metrics,
-    Row,
     table,
 )
 from flowdebug.render.dot import ERROR_COLOR, HIGHLIGHT, PHASE_COLORS, Style
@@ -121,8 +121,25 @@ def _heads(c: _Canvas, col: Column, x0: float, y: float) -> None:
         )
 
 
+@lru_cache(maxsize=4096)
+def _cell_svg(
+    m: Metrics, lanes: tuple[str, ...], cell: Cell, y: float, x0: float, lit: bool, selected: bool
+) -> str:
+    """One cell's SVG, remembered: a Step redraws the whole view, and every cell but the new
+    ones and those it lights or unlights is drawn as it was (same place, same look)."""
+    c = _Canvas(m)
+    _cell(c, lanes, cell, y, x0, lit, selected)
+    return "".join(c.out)
+
+
 def _cell(
-    c: _Canvas, col: Column, cell: Cell, row: Row, x0: float, lit: bool, selected: bool
+    c: _Canvas,
+    lanes: tuple[str, ...],
+    cell: Cell,
+    y: float,
+    x0: float,
+    lit: bool,
+    selected: bool,
 ) -> None:
     m, a = c.m, cell.arrow
     color = ERROR_COLOR if a.error else PHASE_COLORS[a.phase]
@@ -136,7 +153,7 @@ def _cell(
     width = max(len(line) for line in cell.lines) * m.char + 10
     if cell.kind == "delta":
         width = len(cell.lines[0]) * m.font * 0.6 + 10
-    top = row.y + 3
+    top = y + 3
     fill = (
         f'fill="{HIGHLIGHT}" fill-opacity="1"'
         if lit
@@ -145,7 +162,7 @@ def _cell(
         else 'fill="#ffffff" fill-opacity="0"'
     )
     if cell.kind == "rejection":
-        mid = x0 + m.column_width(len(col.lanes)) / 2
+        mid = x0 + m.column_width(len(lanes)) / 2
     elif cell.kind in ("note", "self"):
         mid = xa
     else:
@@ -187,7 +204,7 @@ def _cell(
     c.text(mid, top, cell.lines, ink, size, bold=bold, cls="label")
     if cell.kind in ("arrow", "rejection"):
         y = top + len(cell.lines) * m.line + m.arrow * 0.55
-        leftward = a.source != col.lanes[cell.lo] if cell.kind == "arrow" else True
+        leftward = a.source != lanes[cell.lo] if cell.kind == "arrow" else True
         reply = a.kind in ("result", "tool_call", "final_answer", "text")
         pen = m.font * (0.22 if lit else 0.13)
         dash = f' stroke-dasharray="{m.font * 0.5:.0f},{m.font * 0.3:.0f}"' if reply else ""
@@ -327,7 +344,7 @@ def to_aligned_svg(
             if cell is None or (upto_seq is not None and row.key[0] > upto_seq):
                 continue
             lit = current_step is not None and cell.arrow.step == current_step
-            _cell(c, col, cell, row, x0, lit, selected == row.key[0])
+            c.out.append(_cell_svg(m, col.lanes, cell, row.y, x0, lit, selected == row.key[0]))
         if feet and halt is None:  # the heads again, and whose they are, under a long view
             _heads(c, col, x0, lifeline_end + 4)
             c.text(
