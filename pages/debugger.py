@@ -76,7 +76,6 @@ def _controls() -> tuple[DeltaGenerator, Session]:
     # Keyed: projector.controls_css keeps it at the top of the screen while the graphs
     # scroll under it.
     bar = st.container(key="fd_controls", horizontal=True, vertical_alignment="center", gap="small")
-    projector.controls_css()
     common.notice_newer()  # a Step reruns only this: the sidebar's check would not run
     actions.run_queued()  # a clicked Step / Step turn / Run, before the buttons are drawn
     s = common.session()
@@ -394,4 +393,7 @@ def _cycle() -> None:
     projector.follow_step(s.state.step)
 
 
+# Styles a Step does not change, drawn outside its fragment so that a Step does not send them.
+projector.controls_css()
+play.page_css()
 st.fragment(_cycle, key="fd_cycle")()

@@ -136,6 +136,12 @@ def _pace() -> float:
     return float(pace) if pace in PACES else 1.0
 
 
+def page_css() -> None:
+    """The styles of Play's controls and of the story, drawn by the page outside the fragment
+    that a Step reruns (they do not change with a Step, so a Step does not send them again)."""
+    st.html(CSS + (CSS_PRESENTER if common.presenter() else ""))
+
+
 def play_controls(
     state: SessionState,
     names: Sequence[str],
@@ -150,9 +156,8 @@ def play_controls(
     _sync(state)
     playing = bool(st.session_state.get(PLAYING))
     under_way = play_upto() is not None or playing
-    st.html(
-        CSS + (CSS_PLAYING if under_way else "") + (CSS_PRESENTER if common.presenter() else "")
-    )
+    if under_way:
+        st.html(CSS_PLAYING)
     # Play and the pace sit with the other controls; the caption takes a line of its own.
     st.button(
         "Pause" if playing else "Play",

@@ -22,6 +22,7 @@ if fault and "fd_session" not in st.session_state:
     session.set_faults([parse_fault(fault)])
     common.set_session(session)
 
+play.page_css()
 bar = st.container(key="fd_controls", horizontal=True, vertical_alignment="center")
 slot = st.container(key="play_graph")
 
