@@ -22,6 +22,7 @@ pages = [
     st.Page("pages/encodings.py", title="Encodings", icon="🔀"),
 ]
 page = st.navigation(pages)
+lifetime.freeze_startup()
 lifetime.start_reaper()
 common.draw_sidebar()
 page.run()
