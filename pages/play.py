@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from flowdebug import protocols
 from flowdebug.engine.session_state import SessionState
@@ -27,6 +28,7 @@ from pages import actions, common, projector
 
 PACES = (0.5, 1.0, 2.0)  # seconds per event
 PLAYING = "fd_playing"
+TOGGLED = "fd_play_toggled"  # Play or Pause was pressed in this run
 UPTO = "fd_play_upto"  # the last seq revealed; -1: none yet
 PACE = "fd_play_pace"
 DUE = "fd_play_due"  # when the next event is due (time.monotonic)
@@ -86,6 +88,7 @@ def _toggle() -> None:
     """Play / Pause. Play from the end, or from nothing revealed, starts over; Play with no
     trace yet runs the cycle first (the page runs the queued Run) and then plays it."""
     ss = st.session_state
+    ss[TOGGLED] = True
     if ss.get(PLAYING):
         ss[PLAYING] = False  # paused: the graph keeps what is revealed
         return
@@ -131,6 +134,12 @@ def play_upto() -> int | None:
     return max(upto, -1)
 
 
+def _fragment_run() -> bool:
+    """Whether this run is a fragment's alone (a click inside one), not the whole page's."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
 def _pace() -> float:
     pace = st.session_state.get(PACE)
     return float(pace) if pace in PACES else 1.0
@@ -151,6 +160,11 @@ def play_controls(
     the caption of the event just revealed on a line of its own. ``stage(upto)`` is drawn
     with them at every tick (the graph, so it grows without the page rerunning); ``names``:
     the vendors shown, whose refusals the captions name."""
+    if st.session_state.pop(TOGGLED, False) and _fragment_run():
+        # Play and Pause start or stop the beat of the fragment below; pressed in the page's
+        # own fragment (the Debugger's), the beat's timer could fire into that run under load
+        # and undo the press. The whole page runs again instead, as it did for every click.
+        st.rerun(scope="app")
     actions.run_queued()  # Play with no trace queued a Run: the page may not have run it yet
     state = common.session().state
     _sync(state)
