@@ -22,7 +22,7 @@ pages = [
     st.Page("pages/encodings.py", title="Encodings", icon="🔀"),
 ]
 page = st.navigation(pages)
-lifetime.freeze_startup()
 lifetime.start_reaper()
 common.draw_sidebar()
 page.run()
+lifetime.freeze_startup()  # once per process, after the first page has imported what it uses

@@ -13,17 +13,14 @@ their MCP servers and connections are held under their ids. The owner is let go 
   its owner was released, by a step abandoned in the background).
 
 The Compare page's emulator is one per process, started on first use and stopped at exit.
-What the process built to start (Streamlit, the SDKs, every flowdebug module) is frozen out of
-Python's collector once (:func:`freeze_startup`).
+What the process built to start (Streamlit, pydantic, the modules the pages use) is frozen out
+of Python's collector once (:func:`freeze_startup`).
 """
 
 from __future__ import annotations
 
 import atexit
-import contextlib
 import gc
-import importlib
-import pkgutil
 import uuid
 
 import streamlit as st
@@ -100,32 +97,20 @@ def shared_emulator() -> Emulator:
     return _emulator()
 
 
-def freeze_imports(packages: tuple[str, ...] = ("flowdebug",)) -> int:
-    """Import every module of ``packages`` (and the SDKs they pull in), collect once, and move
-    every object alive into the collector's permanent generation (:func:`gc.freeze`). Python's
-    own full collections then walk only what the sessions made, not the hundreds of thousands
-    of objects that modules hold for the life of the process. Returns the modules imported."""
-    count = 0
-    for name in packages:
-        package = importlib.import_module(name)
-        for info in pkgutil.walk_packages(package.__path__, prefix=f"{name}."):
-            if info.name.endswith(".__main__"):  # a command line: it would run, not load
-                continue
-            with contextlib.suppress(Exception):  # an optional extra this host lacks
-                importlib.import_module(info.name)
-                count += 1
-    gc.collect()
-    gc.freeze()
-    return count
-
-
 @st.cache_resource(show_spinner=False)
 def _frozen() -> int:
-    return freeze_imports()
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()
 
 
 def freeze_startup() -> None:
-    """Freeze what starting the server built, once per process (app.py calls this on every
-    run). Measured with bench/workshop_load.py at N = 30 (collection after each run off, as
-    .streamlit/config.toml sets): Step p95 800 ms without it, 503 ms with it."""
+    """Move every object alive into the collector's permanent generation (:func:`gc.freeze`),
+    once per process: app.py calls this after each run's page, so the first complete run
+    freezes what starting the server and drawing a page imported (Streamlit, pydantic, the
+    flowdebug modules the pages use: hundreds of thousands of objects held for the life of the
+    process). Python's own full collections then walk only what the sessions made. Measured
+    with bench/workshop_load.py at N = 30 (collection after each run off, as
+    .streamlit/config.toml sets): Step p95 800 ms without it, 269-478 ms with it. Nothing is
+    imported for it: importing every module first made a loaded machine's first page wait."""
     _frozen()

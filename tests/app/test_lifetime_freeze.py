@@ -1,19 +1,25 @@
-"""The server freezes what it built to start, once: every flowdebug module imported first."""
+"""The server freezes what it built to start, once per process, after a page has run."""
 
 from __future__ import annotations
 
 import gc
-import sys
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
 
 from pages import lifetime
 
+APP = Path(__file__).resolve().parents[2] / "app.py"
 
-def test_freeze_imports_loads_every_module_then_collects_and_freezes(monkeypatch):
+
+def test_the_first_run_collects_and_freezes_once(monkeypatch):
     calls: list[str] = []
     monkeypatch.setattr(gc, "collect", lambda *a: calls.append("collect") or 0)
     monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
-    imported = lifetime.freeze_imports()
-    assert calls == ["collect", "freeze"]  # the garbage of the imports first, then the rest
-    assert imported >= 150  # the library has about 190 modules
-    for name in ("flowdebug.views.aligned", "flowdebug.players.live.bedrock", "flowdebug.cli"):
-        assert name in sys.modules
+    lifetime._frozen.clear()
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    assert not at.exception
+    at.run()
+    assert calls == ["collect", "freeze"]  # the imports' garbage first, then the rest; once
+    lifetime._frozen.clear()
