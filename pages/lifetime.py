@@ -111,6 +111,6 @@ def freeze_startup() -> None:
     flowdebug modules the pages use: hundreds of thousands of objects held for the life of the
     process). Python's own full collections then walk only what the sessions made. Measured
     with bench/workshop_load.py at N = 30 (collection after each run off, as
-    .streamlit/config.toml sets): Step p95 800 ms without it, 269-478 ms with it. Nothing is
+    .streamlit/config.toml sets): Step p95 800 ms without it, 269-545 ms with it. Nothing is
     imported for it: importing every module first made a loaded machine's first page wait."""
     _frozen()
