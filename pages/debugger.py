@@ -113,7 +113,6 @@ def _controls() -> tuple[DeltaGenerator, Session]:
         else ("Go back to the session as it was imported" if s.undo_stack else no_undo),
         disabled=not (s.state.scenario or s.undo_stack),
     )
-    s = common.session()
     common.show_error()
     # Where we are.
     state = s.state

@@ -250,8 +250,7 @@ def story_panel(state: SessionState, names: Sequence[str], label: str | None = N
     fold of a projector, and in the bar it stays one click away however far the graph is
     scrolled."""
     phase = phase_now(state)
-    refused = refusals(state.conversation, state.events, names)
-    refused = {n: r for n, r in refused.items() if n in names}
+    refused = refusals(state.conversation, state.events, names)  # only ``names``' refusals
     pop = st.popover(
         label or f"**{PHASE_TITLES[phase]}**",
         icon=":material/block:"
