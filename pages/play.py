@@ -5,8 +5,8 @@ one click away.
 A helper of the pages, not a page: app.py lists the pages st.navigation runs.
 
 How Play works: the Play / Pause button and the pace are ordinary widgets (a click reruns the
-page, which registers the ticking fragment with the new pace, or without one when paused);
-the fragment reruns alone at the pace, reveals the next event (``fd_play_upto``, the last seq
+page, which registers the ticking fragment with the new pace, or none when paused); while
+playing, the fragment reruns alone at the pace, reveals the next event (``fd_play_upto``, the last seq
 drawn) and shows its caption. Whatever should grow with it (the graph) is drawn by the
 fragment too: pass it as ``stage``. Elsewhere on the page, :func:`play_upto` says how much to
 draw.
@@ -199,7 +199,10 @@ def play_controls(
             required=True,
             format_func=lambda p: f"{p:g} s",
         )
-    tick = st.fragment(_tick, run_every=_pace() if playing else None)
+    # Its own fragment only while it plays (its timer reruns it alone). Otherwise a plain
+    # call: declaring a fragment copies the page's containers at every Step, and Play and
+    # Pause rerun the whole page anyway, which starts or ends the fragment.
+    tick = st.fragment(_tick, run_every=_pace()) if playing else _tick
     with st.container(key="fd_play_line"):
         tick(list(names), stage)
 

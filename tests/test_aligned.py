@@ -60,7 +60,10 @@ def label_tops(svg: str, seq: int, kind: str = "arrow") -> dict[str, float]:
             continue
         for g in vendor.iter(f"{SVG}g"):
             if f"ev-{seq}" in g.get("class", "").split() and g.get("data-kind") == kind:
-                out[vendor.get("data-protocol")] = float(next(g.iter(f"{SVG}tspan")).get("y"))
+                # The cell is drawn at the top and moved down to its row.
+                moved = float(g.get("transform", "translate(0 0)")[:-1].split()[-1])
+                top = float(next(g.iter(f"{SVG}tspan")).get("y"))
+                out[vendor.get("data-protocol")] = moved + top
     return out
 
 

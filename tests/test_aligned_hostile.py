@@ -53,7 +53,7 @@ LEAD = "\u202e\x1b "
 ATTRS = {
     "svg": {"class", "width", "height", "viewBox", "role"},
     "style": set(),
-    "g": {"class", "data-kind", "data-protocol"},
+    "g": {"class", "data-kind", "data-protocol", "transform"},
     "title": set(),
     "rect": {"class", "x", "y", "width", "height", "rx", "fill", "fill-opacity", "stroke"}
     | {"stroke-width", "stroke-dasharray"},
@@ -84,6 +84,7 @@ VALUES = {
     "points": r"[-\d., ]+",
     "viewBox": r"[-\d. ]+",
     "stroke-dasharray": r"[\d.,]+",
+    "transform": r"translate\(0 -?\d+(\.\d+)?\)",
 }
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 from flowdebug.engine.trace import LANES, Arrow, Lane, Phase
@@ -131,6 +132,24 @@ def note_caption(group: str, size: int) -> str:
     return f"one response · {size} calls" if group == "calls" else f"{size} calls run in parallel"
 
 
+# Labels up to this long have their lines remembered (a Step draws every vendor's window of
+# cells again, and all but the new ones wrap as they did); a longer one is wrapped each time,
+# so the memory held stays small whatever a tool or an import names.
+_REMEMBERED = 2000
+
+
+@lru_cache(maxsize=8192)
+def _wrapped(label: str, width: int, max_lines: int) -> tuple[str, ...]:
+    return tuple(wrap(safe.visible(label), width, max_lines))
+
+
+def label_lines(label: str, width: int, max_lines: int) -> tuple[str, ...]:
+    """``label`` made visible and wrapped to ``max_lines`` lines of ``width`` characters."""
+    if len(label) <= _REMEMBERED:
+        return _wrapped(label, width, max_lines)
+    return tuple(wrap(safe.visible(label), width, max_lines))
+
+
 def cells(col: Column, m: Metrics) -> dict[RowKey, Cell]:
     """Every row ``col`` draws on, with what it draws there."""
     order = {lane: i for i, lane in enumerate(col.lanes)}
@@ -142,22 +161,22 @@ def cells(col: Column, m: Metrics) -> dict[RowKey, Cell]:
         lo, hi = min(src, dst), max(src, dst)
         if a.kind == "rejection":
             # The vendor's refusal gets the vendor's whole width, so its message keeps its words.
-            lines = wrap(safe.visible(a.label), m.chars(m.column_width(last + 1)), 4)
-            out[(a.seq, REJECT, 0)] = Cell("rejection", a, tuple(lines), lo, hi)
+            lines = label_lines(a.label, m.chars(m.column_width(last + 1)), 4)
+            out[(a.seq, REJECT, 0)] = Cell("rejection", a, lines, lo, hi)
             continue
         group = _group(a)
         if group and (a.batch, group) not in seen:
             seen.add((a.batch, group))
             lane = order["model"] if group == "calls" else src
             caption = note_caption(group, a.batch_size)
-            lines = wrap(caption, m.chars(m.gap * 1.6), 2)
-            out[(a.seq, NOTE, 0)] = Cell("note", a, tuple(lines), lane, lane)
+            lines = label_lines(caption, m.chars(m.gap * 1.6), 2)
+            out[(a.seq, NOTE, 0)] = Cell("note", a, lines, lane, lane)
         if lo == hi:  # a lane acting alone (the runtime refusing a call): a note on it
-            lines = wrap(safe.visible(a.label), m.chars(m.gap * 1.3), 3)
-            out[(a.seq, EVENT, 0)] = Cell("self", a, tuple(lines), lo, hi)
+            lines = label_lines(a.label, m.chars(m.gap * 1.3), 3)
+            out[(a.seq, EVENT, 0)] = Cell("self", a, lines, lo, hi)
         else:
-            lines = wrap(safe.visible(a.label), m.chars((hi - lo) * m.gap), 3)
-            out[(a.seq, EVENT, 0)] = Cell("arrow", a, tuple(lines), lo, hi)
+            lines = label_lines(a.label, m.chars((hi - lo) * m.gap), 3)
+            out[(a.seq, EVENT, 0)] = Cell("arrow", a, lines, lo, hi)
         for k, d in enumerate(col.deltas.get(a.seq, ()) if a.kind == "tool_call" else ()):
             tail = delta_lines(d, m.chars(m.gap * 2.2) * 5 // 6)  # monospace is wider
             out[(a.seq, DELTA, k)] = Cell("delta", a, tail, lo, hi, d)

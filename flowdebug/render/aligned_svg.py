@@ -122,14 +122,28 @@ def _heads(c: _Canvas, col: Column, x0: float, y: float) -> None:
 
 
 @lru_cache(maxsize=4096)
+def _cell_body(
+    m: Metrics, lanes: tuple[str, ...], cell: Cell, x0: float, lit: bool, selected: bool
+) -> str:
+    """One cell's SVG drawn at the top of the view, remembered: a Step redraws the whole view,
+    and every cell but the new ones and those it lights or unlights looks as it did. Its row
+    moves it down (a window that slides moves every row), so the place is not part of it."""
+    c = _Canvas(m)
+    _cell(c, lanes, cell, 0.0, x0, lit, selected)
+    return "".join(c.out)
+
+
 def _cell_svg(
     m: Metrics, lanes: tuple[str, ...], cell: Cell, y: float, x0: float, lit: bool, selected: bool
 ) -> str:
-    """One cell's SVG, remembered: a Step redraws the whole view, and every cell but the new
-    ones and those it lights or unlights is drawn as it was (same place, same look)."""
-    c = _Canvas(m)
-    _cell(c, lanes, cell, y, x0, lit, selected)
-    return "".join(c.out)
+    """One cell's group: its event's classes (what the hover style and the follow script
+    find), moved down to its row."""
+    a = cell.arrow
+    classes = f"ev ev-{a.seq}" + (" current" if lit else "") + (" selected" if selected else "")
+    return (
+        f'<g class="{classes}" data-kind="{cell.kind}" transform="translate(0 {y:.1f})">'
+        f"{_cell_body(m, lanes, cell, x0, lit, selected)}</g>"
+    )
 
 
 def _cell(
@@ -143,8 +157,6 @@ def _cell(
 ) -> None:
     m, a = c.m, cell.arrow
     color = ERROR_COLOR if a.error else PHASE_COLORS[a.phase]
-    classes = f"ev ev-{a.seq}" + (" current" if lit else "") + (" selected" if selected else "")
-    c.out.append(f'<g class="{classes}" data-kind="{cell.kind}">')
     if a.detail:  # the whole text of a shortened label, on hover
         detail = a.detail if len(a.detail) <= TITLE_MAX else a.detail[: TITLE_MAX - 1] + "…"
         c.out.append(f"<title>{_attr(detail)}</title>")
@@ -185,7 +197,6 @@ def _cell(
             f"{html.escape(line[:cut])}"  # both pieces went through safe.visible
             f'<tspan fill="{color}" font-weight="bold">{html.escape(line[cut:])}</tspan></text>'
         )
-        c.out.append("</g>")
         return
     box = (
         'stroke="none"'
@@ -226,7 +237,6 @@ def _cell(
             bold=True,
             cls="halted",
         )
-    c.out.append("</g>")
 
 
 def to_aligned_svg(

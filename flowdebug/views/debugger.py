@@ -16,7 +16,6 @@ from flowdebug.engine.debugger import Session
 from flowdebug.engine.session_state import SessionState
 from flowdebug.engine.trace import (
     PHASES,
-    REQUESTS,
     Arrow,
     Rejection,
     TraceEvent,
@@ -134,24 +133,27 @@ def _graph(
     )
 
 
-# Rejections per conversation revision. The history is never changed in place (a step or an
-# edit makes a new Conversation), so the object is the revision: each entry keeps it alive,
-# so its id cannot be reused while the entry is here.
-_REJECTIONS: OrderedDict[tuple, tuple[Conversation, dict[str, Rejection]]] = OrderedDict()
+# Rejections per conversation revision and trace. The history is never changed in place (a
+# step or an edit makes a new Conversation), so the object is the revision; a trace only
+# grows (events are frozen and appended, an edit replays a new one), so its length and its
+# last event name it. Each entry keeps both objects alive, so their ids cannot be reused
+# while the entry is here. The key costs nothing however long the trace: a Step looks it up
+# two or three times.
+_REJECTIONS: OrderedDict[tuple, tuple[tuple[object, ...], dict[str, Rejection]]] = OrderedDict()
 
 
 def refusals(
     conv: Conversation, events: Sequence[TraceEvent], names: Sequence[str]
 ) -> dict[str, Rejection]:
     """:func:`flowdebug.engine.trace.rejections`, linted once per conversation revision."""
-    sent = tuple((e.seq, e.kind, e.messages) for e in events if e.kind in REQUESTS)
-    key = (id(conv), sent, tuple(names))
+    last = events[-1] if events else None
+    key = (id(conv), len(events), id(last), tuple(names))
     hit = _REJECTIONS.get(key)
-    if hit is not None and hit[0] is conv:
+    if hit is not None and hit[0][0] is conv and hit[0][1] is last:
         _REJECTIONS.move_to_end(key)
         return hit[1]
     found = rejections(conv, events, names)
-    _REJECTIONS[key] = (conv, found)
+    _REJECTIONS[key] = ((conv, last), found)
     if len(_REJECTIONS) > 64:
         _REJECTIONS.popitem(last=False)
     return found
