@@ -33,7 +33,25 @@ def queue_action(name: str) -> None:
 
 def run_queued() -> None:
     if name := st.session_state.pop("fd_action", None):
-        run_action(*ACTIONS[name])
+        if name == "step" and common.session().next_step_is_local():
+            run_here(*ACTIONS[name])
+        else:
+            run_action(*ACTIONS[name])
+
+
+def run_here(action: Callable[[Session], Any], label: str) -> Any:
+    """A Step that runs no tool and waits for no remote model, run in the page's own thread.
+    In the background it would wait for a thread to start and end, and under a room's load
+    each hand-over waits its turn for the interpreter. Errors are shown as in the background
+    (the session changes only when the step succeeds)."""
+    s = common.session()
+    try:
+        return action(s)
+    except FlowdebugError as e:
+        st.session_state.fd_error = str(e)
+    except Exception as e:  # a bug must not lose the session: show it
+        st.session_state.fd_error = f"{type(e).__name__}: {e}"
+    return None
 
 
 def run_action(action: Callable[[Session], Any], label: str) -> Any:

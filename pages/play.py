@@ -6,9 +6,9 @@ A helper of the pages, not a page: app.py lists the pages st.navigation runs.
 
 How Play works: the Play / Pause button and the pace are ordinary widgets (a click reruns the
 page, which registers the ticking fragment with the new pace, or none when paused); while
-playing, the fragment reruns alone at the pace, reveals the next event (``fd_play_upto``, the last seq
-drawn) and shows its caption. Whatever should grow with it (the graph) is drawn by the
-fragment too: pass it as ``stage``. Elsewhere on the page, :func:`play_upto` says how much to
+playing, the fragment reruns alone at the pace, reveals the next event (``fd_play_upto``, the
+last seq drawn) and shows its caption. Whatever should grow with it (the graph) is drawn by
+the fragment too: pass it as ``stage``. Elsewhere on the page, :func:`play_upto` says how much to
 draw.
 """
 

@@ -298,3 +298,34 @@ def test_per_vendor_exports_keep_the_shared_rows(weather):
 def test_png_export_of_an_aligned_vendor_is_a_png(weather):
     view = aligned(weather.state, ["anthropic", "mcp"], {})
     assert to_png(view.export_dot("anthropic")).startswith(b"\x89PNG")
+
+
+def test_a_window_that_slides_draws_no_cell_again(weather):
+    """A Step moves every row of a window (the oldest event leaves): each cell is drawn at the
+    top of the view and moved to its row, so the ones already drawn are found, not drawn."""
+    from flowdebug.render import aligned_svg
+
+    full = [column(weather, p) for p in ALL]
+    slid = [
+        Column(c.protocol, c.title, c.lanes, tuple(a for a in c.arrows if a.seq > 0)) for c in full
+    ]
+    to_aligned_svg(full)
+    before = aligned_svg._cell_body.cache_info()
+    svg = to_aligned_svg(slid)
+    after = aligned_svg._cell_body.cache_info()
+    assert after.misses == before.misses
+    assert after.hits - before.hits == svg.count('class="ev ev-')
+    # The rows did move: event 1 now sits where event 0 sat.
+    assert label_tops(svg, 1) != label_tops(to_aligned_svg(full), 1)
+
+
+def test_only_labels_of_a_bounded_length_are_remembered():
+    from flowdebug.render import aligned
+
+    aligned._wrapped.cache_clear()
+    label_lines = aligned.label_lines
+    short, long = "get_weather(city=Paris)", "x" * 1_000_000
+    assert label_lines(short, 20, 3) == label_lines(short, 20, 3)
+    assert label_lines(long, 20, 3)[-1].endswith("…")
+    cached = aligned._wrapped.cache_info()
+    assert cached.currsize == 1 and cached.hits == 1  # the megabyte is wrapped, not kept

@@ -164,6 +164,41 @@ def test_weather_steps_one_phase_at_a_time():
     assert tokyo.is_error and tokyo.error_type == "timeout"
 
 
+def test_only_steps_that_run_no_tool_and_call_no_remote_model_are_local():
+    """The app runs a local Step in the page's own thread; the others in a background job."""
+    session = Session.from_scenario("weather")
+    local = []
+    while not session.done:
+        local.append((session.state.next_phase, session.next_step_is_local()))
+        session.step()
+    assert local == [
+        ("declaration", True),
+        ("request", True),  # the scripted player answers from memory
+        ("execution", False),  # the tools run
+        ("continuation", True),
+        ("request", True),
+    ]
+    assert not session.next_step_is_local()  # over: nothing to step
+
+    class Remote:  # a player that says nothing about itself is taken to wait on a network
+        name = "remote"
+
+        def respond(self, conv):
+            raise AssertionError("not called")
+
+    session = Session.from_scenario("weather")
+    session.step()
+    session.player = Remote()  # type: ignore[assignment]
+    assert session.state.next_phase == "request" and not session.next_step_is_local()
+
+
+def test_a_destructive_call_waiting_for_approval_is_not_a_local_step():
+    session = Session.from_scenario("destructive")
+    session.run()
+    assert session.state.status == "awaiting_approval"
+    assert not session.next_step_is_local()
+
+
 def test_step_turn_runs_a_whole_model_turn_with_its_execution():
     session = Session.from_scenario("weather")
     first = session.step_turn()

@@ -111,6 +111,17 @@ class Session:
     def done(self) -> bool:
         return self.state.status in ("finished", "halted")
 
+    def next_step_is_local(self) -> bool:
+        """The next :meth:`step` runs no tool and waits for no remote model: declaring the
+        tools, sending the results back, or a turn from a player that answers from memory
+        (``local``). A moment's work, with nothing to show progress for or to cancel."""
+        phase = self.state.next_phase
+        if self.state.status != "ready":
+            return False
+        if phase in ("declaration", "continuation"):
+            return True
+        return phase == "request" and bool(getattr(self.player, "local", False))
+
     def step(self) -> list[TraceEvent]:
         """Run one phase. Raises (changing nothing) when the phase cannot run."""
         s = self.state

@@ -64,7 +64,9 @@ class PlayerTurn:
 
 
 class Player(Protocol):
-    """Answers a conversation with the model's next turn."""
+    """Answers a conversation with the model's next turn. A player that answers from memory
+    (no network, nothing to wait for) says so with a class attribute ``local = True``: the app
+    then runs its turn in the page's own thread instead of a background job."""
 
     name: str
 

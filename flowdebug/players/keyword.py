@@ -28,6 +28,7 @@ class KeywordPlayer:
     no rule matches, it answers with text."""
 
     name = "keyword"
+    local = True  # answers from memory: no network, nothing to wait for
 
     def __init__(
         self,

@@ -11,6 +11,7 @@ class ManualPlayer:
     """Returns the turn the person queued with :meth:`write`, once."""
 
     name = "manual"
+    local = True  # answers from memory: no network, nothing to wait for
 
     def __init__(self) -> None:
         self.pending: Message | None = None

@@ -160,6 +160,7 @@ class ScriptedPlayer:
     """Plays the scenario's turns in order; ``repeat_last`` loops the last one forever."""
 
     name = "scripted"
+    local = True  # answers from memory: no network, nothing to wait for
 
     def __init__(self, turns: list[ScriptedTurn], repeat_last: bool = False):
         if not turns:

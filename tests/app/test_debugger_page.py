@@ -69,6 +69,41 @@ def test_step_runs_one_phase_and_names_it(at):
     assert "**2 · Request** · step 2" in where(at)
 
 
+def test_a_step_that_runs_no_tool_runs_in_the_page_and_one_that_does_in_a_job(at, monkeypatch):
+    """Declaring, a scripted turn and sending the results back run in the page's thread (a
+    background job waits its turn for the interpreter twice under load); executing the tools
+    runs in a job, with progress and Cancel."""
+    import pages.actions
+
+    jobs = []
+    real = pages.actions.Job
+
+    def counted(*args, **kwargs):
+        jobs.append(session(at).state.next_phase)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pages.actions, "Job", counted)
+    for _ in range(5):
+        at.button(key="step").click().run()
+        assert not at.exception
+    assert session(at).state.step == 5 and session(at).done
+    assert jobs == ["execution"]
+    assert session(at).conversation.messages[-1].text.startswith("Paris is 18 degrees C")
+
+
+def test_a_local_step_that_fails_says_why_and_changes_nothing(at):
+    from flowdebug.players import ManualPlayer
+
+    at.button(key="step").click().run()  # declared: the model's turn is next
+    s = session(at)
+    s.player = ManualPlayer()  # nothing written for the model yet: the step is refused
+    before = s.state.model_dump_json()
+    at.button(key="step").click().run()
+    assert not at.exception
+    assert "write the model's turn first" in " ".join(shown(e.value) for e in at.error)
+    assert session(at).state.model_dump_json() == before
+
+
 def test_the_story_is_told_only_while_its_panel_is_open(at):
     at.button(key="step").click().run()
     assert not any("1 · Declaration" in m.value for m in at.markdown)  # closed: not told
