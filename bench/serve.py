@@ -7,6 +7,9 @@ collection then skips it) when ``$FLOWDEBUG_GC`` is ``freeze``, and hands over t
 own command line. This is what the few lines proposed for ``app.py`` do at its first run,
 done here so the benchmark can measure any checkout, including one without them.
 
+With ``$FLOWDEBUG_BENCH_GCSTATS`` set to a file, every collection Python runs is timed by
+generation, and the totals are written there (``--gc-stats``).
+
 With ``$FLOWDEBUG_BENCH_TRACEMALLOC`` set to a file, :mod:`tracemalloc` follows every
 allocation from the start, and every ``$FLOWDEBUG_BENCH_TRACE_EVERY`` seconds (120) the
 file gets the traced total and the source lines whose memory grew most since the first
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import json
 import os
 import pkgutil
 import sys
@@ -68,7 +72,35 @@ def _trace(path: str, every: float) -> None:
             out.write("\n".join(lines) + "\n")
 
 
+def _time_collections(path: str) -> None:
+    """Time every collection Python runs in the server, by generation; the totals (count,
+    seconds, objects collected) are written to ``path`` as JSON every 2 s, so the benchmark
+    reads what a cell cost however the server ends."""
+    totals = {g: [0, 0.0, 0] for g in range(3)}
+    started: list[float] = []
+
+    def callback(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(time.perf_counter())
+        elif started:
+            entry = totals[info["generation"]]
+            entry[0] += 1
+            entry[1] += time.perf_counter() - started.pop()
+            entry[2] += info.get("collected", 0)
+
+    def write() -> None:
+        while True:
+            time.sleep(2)
+            with open(path, "w") as out:
+                json.dump({str(g): v for g, v in totals.items()}, out)
+
+    gc.callbacks.append(callback)
+    threading.Thread(target=write, daemon=True).start()
+
+
 def main() -> None:
+    if stats := os.environ.get("FLOWDEBUG_BENCH_GCSTATS"):
+        _time_collections(stats)
     wanted = [p for p in os.environ.get("FLOWDEBUG_BENCH_PRELOAD", "").split(",") if p]
     if trace := os.environ.get("FLOWDEBUG_BENCH_TRACEMALLOC"):
         tracemalloc.start()

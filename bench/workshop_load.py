@@ -59,6 +59,7 @@ SAFE_SCENARIOS = ("weather", "tasks", "runaway", "unknown_tool", "schema_retry")
 ON, OFF = ["--runner.postScriptGC", "true"], ["--runner.postScriptGC", "false"]
 GC_FLAGS = {"default": ON, "off": OFF, "freeze": ON, "freeze-off": OFF}
 TRACE_MEMORY: Path | None = None  # --trace-memory: where the servers write what grew
+GC_STATS = False  # --gc-stats: the server times its own collections
 
 
 @dataclass
@@ -104,7 +105,9 @@ def server(
         named = f"{TRACE_MEMORY.stem}-{root.name}-{app.stem}.txt"
         env["FLOWDEBUG_BENCH_TRACEMALLOC"] = str(TRACE_MEMORY.with_name(named))
         env["FLOWDEBUG_BENCH_TRACE_EVERY"] = "120"
-    if gc_mode.startswith("freeze") or TRACE_MEMORY:
+    if GC_STATS:
+        env["FLOWDEBUG_BENCH_GCSTATS"] = str(Path(db).with_name("gc-stats.json"))
+    if gc_mode.startswith("freeze") or TRACE_MEMORY or GC_STATS:
         launcher = [sys.executable, str(BENCH / "serve.py")]
         if gc_mode.startswith("freeze"):
             env["FLOWDEBUG_BENCH_PRELOAD"] = "flowdebug" if app.name == "app.py" else ""
@@ -377,9 +380,15 @@ def main() -> None:
         help="trace the servers' allocations (slow): every 2 minutes, what grew, in "
         "FILE-<checkout>-<app>.txt beside FILE",
     )
+    ap.add_argument(
+        "--gc-stats",
+        action="store_true",
+        help="time every collection the server runs (by generation) and print the totals "
+        "under each row",
+    )
     args = ap.parse_args()
-    global TRACE_MEMORY
-    TRACE_MEMORY = args.trace_memory
+    global TRACE_MEMORY, GC_STATS
+    TRACE_MEMORY, GC_STATS = args.trace_memory, args.gc_stats
     roots = [r.resolve() for r in args.root or [ROOT]]
     counts = [int(c) for c in args.clients.split(",")]
     long_run = args.minutes > 0
@@ -420,9 +429,20 @@ def cell(
         churn = ns.churn if long_run else 0.0
         every = ns.every if long_run else 1.0
         with server(root, path, gc_mode, ns.server_opt, db) as (port, pid):
-            return asyncio.run(
+            r = asyncio.run(
                 measure(port, pid, n, big_id, ns, seconds, churn, every, app != "floor", long_run)
             )
+            stats = db.with_name("gc-stats.json")
+            time.sleep(2.5 if GC_STATS else 0)  # the server writes its totals every 2 s
+        if GC_STATS and stats.exists():
+            totals = json.loads(stats.read_text())
+            print(
+                "  collections (count, s, objects freed) by generation: "
+                + "; ".join(f"gen{g} {c} / {t:.2f} s / {k}" for g, (c, t, k) in totals.items())
+                + f" — {sum(t for _, t, _ in totals.values()) / seconds * 100:.1f} % of the run",
+                flush=True,
+            )
+        return r
 
 
 if __name__ == "__main__":

@@ -120,14 +120,23 @@ def pair(exchanges: list[Exchange], messages: Sequence[Message]) -> Pairing:
     results = [r for i, m in enumerate(messages) for r in results_in(m, i)]
     loose = sorted([*p.unexpected, *(r for r in results if r[0] not in placed)])
     p.unexpected = []
+    # The missing calls by id, in order: each loose result takes the first one before it.
+    # (Searching the whole list for each result was quadratic: an MCP history, where every
+    # result is "late", spent most of its lint there.)
+    waiting: dict[str, list[Call]] = {}
+    for c in missing:
+        waiting.setdefault(c[1].id, []).append(c)
+    taken: set[Site] = set()
     for site, r in loose:
-        call = next((c for c in missing if c[1].id == r.call_id and c[0] < site), None)
-        if call is not None:
-            missing.remove(call)
+        same = waiting.get(r.call_id, [])
+        k = next((k for k, c in enumerate(same) if c[0] < site), None)
+        if k is not None:
+            call = same.pop(k)
+            taken.add(call[0])
             p.late.append((call, (site, r)))
         else:
             (p.unexpected if site in placed else p.strays).append((site, r))
-    p.missing = missing
+    p.missing = [c for c in missing if c[0] not in taken]
     return p
 
 
@@ -195,16 +204,23 @@ def report(protocol: str, rules: Rules, p: Pairing) -> list[Finding]:
         if rule := rules.get(kind):
             out.append(rule.at(CODES[kind], path, protocol, **fields))
 
-    for site, c in p.missing:
-        emit("missing", site.path, id=c.id, ids=p.exchange_of[site.index].unanswered_ids())
-    for (call_site, c), (site, _) in p.late:
-        ids = p.exchange_of[call_site.index].unanswered_ids()
-        emit("late", site.path, id=c.id, call=call_site.path, ids=ids)
+    # A kind the vendor has no rule for costs nothing: its paths and ids are not even written
+    # (MCP takes a result anywhere after its call: a long history's results are all "late").
+    if "missing" in rules:
+        for site, c in p.missing:
+            emit("missing", site.path, id=c.id, ids=p.exchange_of[site.index].unanswered_ids())
+    if "late" in rules:
+        for (call_site, c), (site, _) in p.late:
+            ids = p.exchange_of[call_site.index].unanswered_ids()
+            emit("late", site.path, id=c.id, call=call_site.path, ids=ids)
     for kind, results in (("unexpected", p.unexpected), ("stray", p.strays)):
-        for site, r in results:
-            emit(kind, site.path, id=r.call_id)
-    for _, (site, r) in p.duplicates:
-        emit("duplicate", site.path, id=r.call_id)
-    for ex in p.reordered:
-        emit("reordered", answers_path(ex))
+        if kind in rules:
+            for site, r in results:
+                emit(kind, site.path, id=r.call_id)
+    if "duplicate" in rules:
+        for _, (site, r) in p.duplicates:
+            emit("duplicate", site.path, id=r.call_id)
+    if "reordered" in rules:
+        for ex in p.reordered:
+            emit("reordered", answers_path(ex))
     return out
