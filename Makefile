@@ -22,8 +22,12 @@ $(BIN)/.installed: pyproject.toml requirements.lock
 	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev]'
 	touch $@
 
+# glibc gives each thread that allocates its own memory arena (up to 8 per core), and
+# Streamlit runs every script run in a new thread: two arenas hold a room's server 17-20 MB
+# lower (bench/workshop_load.py --minutes 20; see the README's Deployment). Other C libraries
+# ignore the variable.
 run: $(BIN)/.installed
-	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true \
+	MALLOC_ARENA_MAX=2 $(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true \
 		--browser.gatherUsageStats false --server.fileWatcherType none
 
 test: $(BIN)/.installed

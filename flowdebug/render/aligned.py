@@ -133,12 +133,13 @@ def note_caption(group: str, size: int) -> str:
 
 
 # Labels up to this long have their lines remembered (a Step draws every vendor's window of
-# cells again, and all but the new ones wrap as they did); a longer one is wrapped each time,
-# so the memory held stays small whatever a tool or an import names.
-_REMEMBERED = 2000
+# cells again, and all but the new ones wrap as they did); a longer one is wrapped each time.
+# At most 2,048 of them: a few MB whatever a tool or an import names, and a server's memory
+# stops growing once the cache is full (a long session's labels are all new: call ids).
+_REMEMBERED = 500
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=2048)
 def _wrapped(label: str, width: int, max_lines: int) -> tuple[str, ...]:
     return tuple(wrap(safe.visible(label), width, max_lines))
 
