@@ -6,11 +6,11 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 # Test files run on this many workers, a file on one worker (its server and browser fixtures
-# stay with it). 0, the default, runs them in one process, one after another (about 18
-# minutes on 2 cores). WORKERS=3 takes about 10, but three workers on two cores load the
-# machine so that the Play browser tests, which time a playback and watch the page stay still
-# under a reader who scrolled, have failed in about half the runs (see the README).
-WORKERS ?= 0
+# stay with it). Two, the default, take about 10 minutes on 2 cores (it passed every run this
+# time, also beside a benchmark); WORKERS=0 runs them one after another in one process (about
+# 18 minutes). Three workers on two cores loaded the machine so that the Play browser tests,
+# which time a playback, failed in about half the runs.
+WORKERS ?= 2
 
 .PHONY: run test test-lowest typecheck bench clean lock
 

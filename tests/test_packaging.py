@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.metadata
 import re
 import subprocess
@@ -33,8 +34,10 @@ def declared(*groups: str) -> set[str]:
     return {canonical(Requirement(r).name) for r in reqs}
 
 
+@functools.cache
 def imported(*paths: str) -> dict[str, set[str]]:
-    """Top-level third-party modules imported under ``paths``, with the files importing them."""
+    """Top-level third-party modules imported under ``paths``, with the files importing them
+    (read once per run: the tests only read what it returns)."""
     found: dict[str, set[str]] = {}
     files = [
         p
@@ -56,8 +59,15 @@ def imported(*paths: str) -> dict[str, set[str]]:
     return found
 
 
+@functools.cache
+def installed() -> dict[str, list[str]]:
+    """Top-level module → the distributions that provide it (a scan of every installed
+    distribution: once per run)."""
+    return importlib.metadata.packages_distributions()
+
+
 def distributions(module: str) -> set[str]:
-    return {canonical(d) for d in importlib.metadata.packages_distributions().get(module, [])}
+    return {canonical(d) for d in installed().get(module, [])}
 
 
 SHIPPED = ("flowdebug", "pages", "app.py", "sample_tools")

@@ -89,12 +89,47 @@ def app_server(db: Path, script: Path | None = None, **env: str) -> Iterator[str
         out.close()
 
 
+# What wait_idle reads in the page. Streamlit marks its root with the script's state
+# (data-test-script-state: initial, running, notRunning, ...); observers set on the page's
+# document once count the changes of that state and time the last change of the content.
+_WATCH = """() => {
+  const w = window.__fdIdle ||= {changes: 0, mark: 0, called: performance.now(),
+                                 content: performance.now(), app: null};
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (app && w.app !== app) {
+    w.app = app;
+    new MutationObserver(() => { w.changes += 1; })
+      .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  }
+  if (!w.body && document.body) {
+    w.body = true;
+    new MutationObserver(() => { w.content = performance.now(); })
+      .observe(document.body, {subtree: true, childList: true, characterData: true});
+  }
+  return w;
+}"""
+_CALLED = (
+    "() => { const w = (" + _WATCH + ")(); w.called = performance.now(); w.mark = w.changes; }"
+)
+# Idle: a run began since the call and is over, or 500 ms went by (time for the run an action
+# asked for to start, when none began yet); the script not running; no status widget or
+# loading skeleton; and the content unchanged for 200 ms (what a finished run sent is drawn).
+_IDLE = (
+    "() => { const w = ("
+    + _WATCH
+    + """)(), now = performance.now();
+  const app = document.querySelector('[data-testid="stApp"]');
+  return (w.changes > w.mark || now - w.called >= 500) && now - w.content >= 200
+    && app?.dataset.testScriptState === 'notRunning'
+    && !document.querySelector('[data-testid="stStatusWidget"]')
+    && !document.querySelector('[data-testid="stSkeleton"]');
+}"""
+)
+
+
 def wait_idle(page) -> None:
-    """Until the script run is over and no element is still a loading skeleton."""
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " && !document.querySelector('[data-testid=\"stSkeleton\"]')",
-        timeout=30_000,
-    )
-    page.wait_for_timeout(500)
+    """Until the script run the last action started is over and drawn: Streamlit says no
+    script runs (once one began since this call, or after 500 ms for it to begin), no element
+    is a loading skeleton, and the page's content has not changed for 200 ms."""
+    page.evaluate(_CALLED)
+    page.wait_for_function(_IDLE, polling=50, timeout=30_000)

@@ -11,7 +11,12 @@ The baseline is taken after one warm-up session has come and gone: what is left 
 process's own (Streamlit's threads, the one shared emulator, the MCP client's loop thread, the
 reaper), and more sessions must leave the server exactly as the warm-up left it. Streamlit's
 own pool of file-serving threads is let shrink before each reading (it drops idle workers only
-when next used), so that it is not mistaken for what a session left.
+when next used), so that it is not mistaken for what a session left. The server is
+tests/e2e/pooled_server.py, `streamlit run` in the same process with the pools the process keeps
+for itself made predictable: that pool lets an idle worker go after half a second (AnyIO's
+default is 10 s, which made each reading wait 11 s), and Streamlit's config-polling pool starts
+at its full four threads instead of growing by one, for good, when two polls overlap on a
+loaded machine (which once read as a thread left by a session).
 """
 
 from __future__ import annotations
@@ -38,7 +43,9 @@ pytestmark = pytest.mark.browser
 TTL = 2  # seconds Streamlit keeps a disconnected session for its reconnect
 SETTLE = 60.0  # seconds the server gets to let go of what the dropped sessions held (a loaded
 # machine, three test workers on two cores, once needed more than 40)
-IDLE_WORKER = 11.0  # seconds after which AnyIO's pool lets an idle worker thread go
+ANYIO_IDLE = 0.5  # seconds after which the server's AnyIO pool lets an idle worker thread go
+IDLE_WORKER = ANYIO_IDLE + 0.5  # what a reading waits for that pool's idle workers to be idle
+STEADY = 4  # readings in a row with the same thread count that make the baseline
 
 
 @dataclass
@@ -152,6 +159,23 @@ def settled(server: Server, baseline: Usage, timeout: float = SETTLE) -> Usage:
             return now
 
 
+def steady(server: Server, timeout: float = SETTLE) -> Usage:
+    """The server's usage once the warm-up's sessions are gone: no child process and no
+    temporary file left, and the same thread count for :data:`STEADY` readings in a row (or
+    the last reading at ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    threads: list[int] = []
+    while True:
+        _prune_pools(server)
+        now = usage(server)
+        threads = [*threads[1 - STEADY :], now.threads]
+        gone = not now.children and not now.temp_fds and not now.temp_files
+        if (gone and len(threads) == STEADY and len(set(threads)) == 1) or (
+            time.monotonic() > deadline
+        ):
+            return now
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[Server]:
     """`streamlit run app.py` whose disconnected sessions are dropped after TTL seconds."""
@@ -164,15 +188,17 @@ def server(tmp_path_factory) -> Iterator[Server]:
         "PYTHONPATH": str(ROOT),
         "FLOWDEBUG_DB": str(base / "sessions.db"),
         "TMPDIR": str(tmp),  # every temporary file the server makes lands here
+        "FLOWDEBUG_TEST_ANYIO_IDLE": str(ANYIO_IDLE),
     }
     env.pop("FLOWDEBUG_SHARED", None)  # the MCP scenario's stdio server must be allowed
     log = (base / "streamlit.log").open("wb")
-    # The server's own interpreter, not a wrapper: its pid is the one whose children count.
+    # The server's own interpreter, not a wrapper (pooled_server hands over to Streamlit in its
+    # own process): its pid is the one whose children count.
     proc = subprocess.Popen(
         [
             sys.executable,
             "-m",
-            "streamlit",
+            "tests.e2e.pooled_server",
             "run",
             str(ROOT / "app.py"),
             "--server.port",
@@ -298,7 +324,7 @@ def test_sessions_leave_nothing_behind_when_streamlit_drops_them(
     mcp_session(browser, server.url, saved_mcp_session())
     compare_session(browser, server.url, saved_mcp_session())
     time.sleep(TTL + 3)
-    baseline = settled(server, start)
+    baseline = steady(server)
 
     for _ in range(3):
         mcp_session(browser, server.url, saved_mcp_session())
