@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 # Test files run on this many workers, a file on one worker (its server and browser fixtures
-# stay with it). Two, the default, take about 10 minutes on 2 cores (it passed every run this
+# stay with it). Two, the default, take about 12 minutes on 2 cores (it passed every run this
 # time, also beside a benchmark); WORKERS=0 runs them one after another in one process (about
 # 18 minutes). Three workers on two cores loaded the machine so that the Play browser tests,
 # which time a playback, failed in about half the runs.
