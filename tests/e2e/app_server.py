@@ -4,6 +4,7 @@ Chromium's settings."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -24,6 +25,29 @@ FLAGS = [
     "--no-first-run",
     "--disable-quic",
 ]
+# Headless Chromium builds its address bar's drop-down, a WebUI page in a renderer of its own,
+# for every new browser context: about 1.7 s of CPU per context, nothing a test looks at.
+NO_OMNIBOX_POPUP = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"]
+
+
+def _playwright_disabled_features() -> list[str]:
+    """The features Playwright's driver disables in Chromium, read from the driver's own
+    source (empty when it cannot be read)."""
+    try:
+        import playwright
+
+        lib = Path(playwright.__file__).parent / "driver" / "package" / "lib"
+        source = (lib / "coreBundle.js").read_text(encoding="utf-8", errors="replace")
+    except (ImportError, OSError):
+        return []
+    found = re.search(r"\bdisabledFeatures\s*=\s*(?:\([^)]*\)\s*=>\s*)?\[(.*?)\]", source, re.S)
+    return re.findall(r'"(\w+)"', found.group(1)) if found else []
+
+
+# Chromium reads only the last --disable-features it is given, and Playwright passes its own
+# before ours: ours repeats Playwright's list. Without that list the popup stays (slower, same).
+if _DISABLED := _playwright_disabled_features():
+    FLAGS.append("--disable-features=" + ",".join([*_DISABLED, *NO_OMNIBOX_POPUP]))
 
 
 def free_port() -> int:
@@ -32,61 +56,84 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def start(
+    entry: list[str], env: dict[str, str], logdir: Path, *extra: str
+) -> tuple[subprocess.Popen, str]:
+    """A Streamlit server of its own, ``python <entry> --server.port N <our flags> <extra>``
+    with ``env`` as its whole environment: (process, URL). Another worker may take the free
+    port this one found before Streamlit binds it; that other server would then answer the
+    health check while ours exits, so a start counts only when our process's own log says it
+    serves our port. A port taken in between is tried again on a new one."""
+    for _ in range(5):
+        port = free_port()
+        # The server's output goes to a file: an unread pipe fills up and blocks the server.
+        log = logdir / f"streamlit-{port}.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    *entry,
+                    "--server.port",
+                    str(port),
+                    "--server.headless",
+                    "true",
+                    "--server.address",
+                    "127.0.0.1",
+                    "--browser.gatherUsageStats",
+                    "false",
+                    # Others edit the checkout while tests run: a "File change" banner never
+                    # settles.
+                    "--server.fileWatcherType",
+                    "none",
+                    *extra,
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if f"URL: {url}" in log.read_text(errors="replace") and _healthy(url):
+                return proc, url
+            time.sleep(0.2)
+        stop(proc)
+        text = log.read_text(errors="replace")
+        if "already in use" not in text and "Errno 98" not in text:
+            raise RuntimeError("streamlit did not become healthy: " + text[-2000:])
+    raise RuntimeError("streamlit found no free port in five tries")
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 @contextmanager
 def app_server(db: Path, script: Path | None = None, **env: str) -> Iterator[str]:
     """The app's URL, served with its sessions in ``db`` until the block ends; ``script``: a
     page to serve alone instead of app.py (a test's own page)."""
-    port = free_port()
     environ = {**os.environ, "PYTHONPATH": str(ROOT), "FLOWDEBUG_DB": str(db), **env}
-    # The server's output goes to a file: an unread pipe fills up and blocks the server.
-    log = db.parent / f"streamlit-{port}.log"
-    out = log.open("wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(script or ROOT / "app.py"),
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-            # Others edit the checkout while tests run: a "File change" banner never settles.
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        env=environ,
-        stdout=out,
-        stderr=subprocess.STDOUT,
+    proc, url = start(
+        ["-m", "streamlit", "run", str(script or ROOT / "app.py")], environ, db.parent
     )
-    url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.3)
-        else:
-            raise RuntimeError(
-                "streamlit did not become healthy: " + log.read_text(errors="replace")[-2000:]
-            )
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        out.close()
+        stop(proc)
 
 
 # What wait_idle reads in the page. Streamlit marks its root with the script's state

@@ -22,8 +22,6 @@ loaded machine (which once read as a thread left by a session).
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -36,7 +34,7 @@ from flowdebug.emulator.server import Emulator
 from flowdebug.engine.debugger import Session
 from flowdebug.mcp.client import close_all
 from flowdebug.store.sessions import open_store
-from tests.e2e.app_server import ROOT, free_port, wait_idle
+from tests.e2e.app_server import ROOT, start, stop, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -182,7 +180,6 @@ def server(tmp_path_factory) -> Iterator[Server]:
     base = tmp_path_factory.mktemp("resources")
     tmp = base / "tmp"
     tmp.mkdir()
-    port = free_port()
     env = {
         **os.environ,
         "PYTHONPATH": str(ROOT),
@@ -191,54 +188,19 @@ def server(tmp_path_factory) -> Iterator[Server]:
         "FLOWDEBUG_TEST_ANYIO_IDLE": str(ANYIO_IDLE),
     }
     env.pop("FLOWDEBUG_SHARED", None)  # the MCP scenario's stdio server must be allowed
-    log = (base / "streamlit.log").open("wb")
     # The server's own interpreter, not a wrapper (pooled_server hands over to Streamlit in its
     # own process): its pid is the one whose children count.
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tests.e2e.pooled_server",
-            "run",
-            str(ROOT / "app.py"),
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-            "--server.disconnectedSessionTTL",
-            str(TTL),
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
+    proc, url = start(
+        ["-m", "tests.e2e.pooled_server", "run", str(ROOT / "app.py")],
+        env,
+        base,
+        "--server.disconnectedSessionTTL",
+        str(TTL),
     )
-    url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("streamlit did not become healthy") from None
-                time.sleep(0.3)
         yield Server(url, proc.pid, tmp)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        stop(proc)
 
 
 @pytest.fixture(scope="module")
