@@ -74,18 +74,37 @@ class Pairing:
     exchange_of: dict[int, Exchange] = field(default_factory=dict)  # by a call's message
 
 
+# The calls and results of each message at its index, for every vendor's pairing and every
+# lint of a growing history: messages are frozen, so a message at an index always holds the
+# same parts (the entry keeps the message, so its id is not reused while it is here).
+_PARTS: dict[tuple[int, int], tuple[Message, list[Call], list[Result]]] = {}
+_PARTS_MAX = 50_000
+
+
+def _parts(m: Message, i: int) -> tuple[list[Call], list[Result]]:
+    hit = _PARTS.get((id(m), i))
+    if hit is not None and hit[0] is m:
+        return hit[1], hit[2]
+    calls: list[Call] = []
+    results: list[Result] = []
+    if m.role == "assistant":
+        calls = [(Site(i, j), p) for j, p in enumerate(m.parts) if isinstance(p, ToolCall)]
+    else:
+        results = [(Site(i, j), p) for j, p in enumerate(m.parts) if isinstance(p, ToolResult)]
+    if len(_PARTS) >= _PARTS_MAX:
+        _PARTS.clear()
+    _PARTS[(id(m), i)] = (m, calls, results)
+    return calls, results
+
+
 def calls_in(m: Message, i: int) -> list[Call]:
     """The tool calls of message ``i`` with their sites (none unless it is the model's)."""
-    if m.role != "assistant":
-        return []
-    return [(Site(i, j), p) for j, p in enumerate(m.parts) if isinstance(p, ToolCall)]
+    return list(_parts(m, i)[0])
 
 
 def results_in(m: Message, i: int) -> list[Result]:
     """The tool results of message ``i`` with their sites (none in the model's own turns)."""
-    if m.role == "assistant":
-        return []
-    return [(Site(i, j), p) for j, p in enumerate(m.parts) if isinstance(p, ToolResult)]
+    return list(_parts(m, i)[1])
 
 
 def ends_history(messages: Sequence[Message], i: int) -> bool:
