@@ -6,9 +6,10 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 # Test files run on this many workers, a file on one worker (its server and browser fixtures
-# stay with it). Two, the default, take about 12 minutes on 2 cores (it passed every run this
+# stay with it). Two, the default, take about 10 minutes on 2 cores (it passed every run this
 # time, also beside a benchmark); WORKERS=0 runs them one after another in one process (about
-# 18 minutes). Three workers on two cores loaded the machine so that the Play browser tests,
+# 18 minutes). The run ends with its 15 slowest tests (--durations), to see where the time goes.
+# Three workers on two cores loaded the machine so that the Play browser tests,
 # which time a playback, failed in about half the runs.
 WORKERS ?= 2
 
@@ -34,7 +35,7 @@ test: $(BIN)/.installed
 	sh scripts/system-deps.sh
 	$(BIN)/ruff check .
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest -n $(WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadfile --durations=15
 
 typecheck: $(BIN)/.installed
 	$(BIN)/python -m mypy
