@@ -105,6 +105,7 @@ def _parse(text: str, drawn: str) -> tuple[int, str, int]:
 # offset: when the caption over the view wraps onto a second line, the browser's scroll
 # anchoring changes the offset by that line so that the drawing stays where it was.
 VIEW_TOP = "() => document.querySelector('svg.fd-aligned').getBoundingClientRect().top"
+SCROLL_TOP = "() => document.querySelector('[data-testid=stMain]').scrollTop"
 
 
 def _now(page, drawn: str = PLAIN) -> tuple[int, str, int]:
@@ -291,11 +292,15 @@ def test_play_on_the_debugger_never_fights_a_person_who_scrolls(browser, server)
     main.hover()
     page.mouse.wheel(0, -250)
     page.wait_for_timeout(300)
-    where = page.evaluate(VIEW_TOP)
+    where = page.evaluate(VIEW_TOP), page.evaluate(SCROLL_TOP)
     before = _now(page, ALIGNED)[0]
     page.wait_for_timeout(2_000)  # four beats
     assert _now(page, ALIGNED)[0] > before  # Play went on...
-    after = page.evaluate(VIEW_TOP)
-    assert abs(after - where) < 5, (where, after)  # ...and left the view where it was put
+    after = page.evaluate(VIEW_TOP), page.evaluate(SCROLL_TOP)
+    # ...and did not scroll the view back to the newest event: the page kept its scroll
+    # position, or the view kept its place on screen. (Either may move alone: a caption that
+    # wraps onto more lines grows the bar above the view, and the browser's scroll anchoring
+    # makes up for it some of the time.)
+    assert min(abs(after[0] - where[0]), abs(after[1] - where[1])) < 5, (where, after)
     assert not page.evaluate("() => window.__fdFollowing")
     ctx.close()
