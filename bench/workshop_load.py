@@ -38,7 +38,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -47,6 +46,7 @@ from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
+sys.path.insert(1, str(BENCH.parent))  # tests/e2e/app_server.py starts the servers
 
 from attendee import Attendee  # noqa: E402
 from procstat import cpu_seconds, loadavg, percentile, rss_mb, threads  # noqa: E402
@@ -90,12 +90,11 @@ def phases(first: str = "declaration") -> Iterator[str]:
 def server(
     root: Path, app: Path, gc_mode: str, opts: list[str], db: Path
 ) -> Iterator[tuple[int, int]]:
-    """``streamlit run app`` from ``root`` on a free port until the block ends: (port, pid)."""
-    import socket
+    """``streamlit run app`` from ``root`` on a free port until the block ends: (port, pid).
+    Started as the browser tests start theirs (``tests/e2e/app_server.start``: a port another
+    process takes first is tried again, never mistaken for ours)."""
+    from tests.e2e.app_server import start, stop
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     env = {
         **dict(os.environ),
         "PYTHONPATH": str(root),
@@ -108,54 +107,29 @@ def server(
     if GC_STATS:
         env["FLOWDEBUG_BENCH_GCSTATS"] = str(Path(db).with_name("gc-stats.json"))
     if gc_mode.startswith("freeze") or TRACE_MEMORY or GC_STATS:
-        launcher = [sys.executable, str(BENCH / "serve.py")]
+        launcher = [str(BENCH / "serve.py")]
         if gc_mode.startswith("freeze"):
             env["FLOWDEBUG_BENCH_PRELOAD"] = "flowdebug" if app.name == "app.py" else ""
             env["FLOWDEBUG_GC"] = "freeze"
     else:
-        launcher = [sys.executable, "-m", "streamlit"]
+        launcher = ["-m", "streamlit"]
     extra = []
     for opt in opts:
         key, _, value = opt.partition("=")
         extra += [f"--{key}", value]
-    cmd = [
-        *launcher,
-        "run",
-        str(app),
-        "--server.port",
-        str(port),
-        "--server.headless",
-        "true",
-        "--server.address",
-        "127.0.0.1",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
+    proc, url = start(
+        [*launcher, "run", str(app)],
+        env,
+        db.parent,
         *GC_FLAGS[gc_mode],
         *extra,
-    ]
-    log = db.with_suffix(".log")
-    with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + 90
-            while True:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health") as r:
-                        if r.status == 200:
-                            break
-                except OSError:
-                    if proc.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError(log.read_text(errors="replace")[-2000:]) from None
-                    time.sleep(0.3)
-            yield port, proc.pid
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        cwd=root,
+        timeout=90,
+    )
+    try:
+        yield int(url.rsplit(":", 1)[1]), proc.pid
+    finally:
+        stop(proc, wait=15)
 
 
 def seed(root: Path, db: Path, messages: int) -> str:

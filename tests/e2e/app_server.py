@@ -57,13 +57,18 @@ def free_port() -> int:
 
 
 def start(
-    entry: list[str], env: dict[str, str], logdir: Path, *extra: str
+    entry: list[str],
+    env: dict[str, str],
+    logdir: Path,
+    *extra: str,
+    cwd: Path = ROOT,
+    timeout: float = 60.0,
 ) -> tuple[subprocess.Popen, str]:
     """A Streamlit server of its own, ``python <entry> --server.port N <our flags> <extra>``
-    with ``env`` as its whole environment: (process, URL). Another worker may take the free
-    port this one found before Streamlit binds it; that other server would then answer the
-    health check while ours exits, so a start counts only when our process's own log says it
-    serves our port. A port taken in between is tried again on a new one."""
+    run in ``cwd`` with ``env`` as its whole environment: (process, URL). Another process may
+    take the free port this one found before Streamlit binds it; that other server would then
+    answer the health check while ours exits, so a start counts only when our process's own
+    log says it serves our port. A port taken in between is tried again on a new one."""
     for _ in range(5):
         port = free_port()
         # The server's output goes to a file: an unread pipe fills up and blocks the server.
@@ -87,13 +92,13 @@ def start(
                     "none",
                     *extra,
                 ],
-                cwd=ROOT,
+                cwd=cwd,
                 env=env,
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and proc.poll() is None:
             if f"URL: {url}" in log.read_text(errors="replace") and _healthy(url):
                 return proc, url
@@ -113,10 +118,11 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def stop(proc: subprocess.Popen) -> None:
+def stop(proc: subprocess.Popen, wait: float = 10.0) -> None:
+    """Terminate ``proc``; killed when it has not exited after ``wait`` seconds."""
     proc.terminate()
     try:
-        proc.wait(10)
+        proc.wait(wait)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
