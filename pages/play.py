@@ -52,16 +52,15 @@ CSS_PLAYING = """
   .st-key-fd_play_caption { min-height: 3.2rem; }
 </style>
 """
-# Presenter mode: the sentence is what the room reads; where the cycle stands and the pace
-# are the presenter's, in smaller type, so the whole bar fits on one line at 1280 px. The
+# Presenter mode: the sentence is what the room reads; where the cycle stands is the
+# presenter's, in smaller type, so the whole bar fits on one line at 1280 px. The
 # story's popover is drawn outside the page's main block, which the app's large type misses.
 CSS_PRESENTER = """
 <style>
   .st-key-fd_play_caption [data-testid="stText"] { font-size: 1.45rem; }
   .st-key-fd_play_caption .st-key-fd_play_count [data-testid="stText"] { font-size: 1.05rem; }
   .st-key-fd_controls { column-gap: 0.75rem; }
-  .st-key-fd_controls .st-key-fd_story_open button p,
-  .st-key-fd_controls .st-key-fd_play_pace_open button p { font-size: 0.95rem !important; }
+  .st-key-fd_controls .st-key-fd_story_open button p { font-size: 0.95rem !important; }
   .st-key-fd_story [data-testid="stText"] { font-size: 1.35rem; }
   .st-key-fd_story [data-testid="stMarkdownContainer"] p { font-size: 1.35rem !important; }
   .st-key-fd_story [data-testid="stCaptionContainer"] p { font-size: 1.1rem !important; }
@@ -151,15 +150,34 @@ def page_css() -> None:
     st.html(CSS + (CSS_PRESENTER if common.presenter() else ""))
 
 
+def pace_control() -> None:
+    """Play's pace (seconds per event) behind a small button. The page draws it outside the
+    fragment a Step reruns: a Step does not change it, so a Step does not send it again."""
+    with st.popover(
+        f"Pace: {_pace():g} s",
+        icon=":material/speed:",
+        key="fd_play_pace_open",
+        help="Seconds per event while Play tells the cycle",
+    ):
+        st.segmented_control(
+            "Seconds per event",
+            PACES,
+            key=PACE,
+            default=1.0,
+            required=True,
+            format_func=lambda p: f"{p:g} s",
+        )
+
+
 def play_controls(
     state: SessionState,
     names: Sequence[str],
     stage: Callable[[int | None], None] | None = None,
 ) -> None:
-    """Play / Pause and the pace (in the current container: the Debugger's control bar), and
-    the caption of the event just revealed on a line of its own. ``stage(upto)`` is drawn
-    with them at every tick (the graph, so it grows without the page rerunning); ``names``:
-    the vendors shown, whose refusals the captions name."""
+    """Play / Pause (in the current container: the Debugger's control bar), and the caption
+    of the event just revealed on a line of its own (none when there is nothing to tell).
+    ``stage(upto)`` is drawn with them at every tick (the graph, so it grows without the page
+    rerunning); ``names``: the vendors shown, whose refusals the captions name."""
     if st.session_state.pop(TOGGLED, False) and _fragment_run():
         # Play and Pause start or stop the beat of the fragment below; pressed in the page's
         # own fragment (the Debugger's), the beat's timer could fire into that run under load
@@ -172,7 +190,7 @@ def play_controls(
     under_way = play_upto() is not None or playing
     if under_way:
         st.html(CSS_PLAYING)
-    # Play and the pace sit with the other controls; the caption takes a line of its own.
+    # Play sits with the other controls; the caption takes a line of its own.
     st.button(
         "Pause" if playing else "Play",
         key="play",
@@ -183,26 +201,16 @@ def play_controls(
         else "Draw the cycle event by event, with a sentence for each (P)",
         on_click=_toggle,
     )
-    # The pace behind a small button: three choices side by side would push the bar onto a
-    # second line at a projector's 1280 px, and the bar stays on screen over the graph.
-    with st.popover(
-        f"{_pace():g} s",
-        icon=":material/speed:",
-        key="fd_play_pace_open",
-        help="Pace: seconds per event",
-    ):
-        st.segmented_control(
-            "Seconds per event",
-            PACES,
-            key=PACE,
-            default=1.0,
-            required=True,
-            format_func=lambda p: f"{p:g} s",
-        )
     # Its own fragment only while it plays (its timer reruns it alone). Otherwise a plain
     # call: declaring a fragment copies the page's containers at every Step, and Play and
     # Pause rerun the whole page anyway, which starts or ends the fragment.
     tick = st.fragment(_tick, run_every=_pace()) if playing else _tick
+    if not playing and st.session_state.get(UPTO) is None and state.events:
+        # Nothing to tell (no playback, no caption kept from the last one): no caption line,
+        # so a Step sends two elements fewer, and the graph drawn as it is.
+        if stage is not None:
+            stage(None)
+        return
     with st.container(key="fd_play_line"):
         tick(list(names), stage)
 

@@ -39,4 +39,6 @@ def stage(upto: int | None) -> None:
 with bar:
     play.play_controls(common.session().state, NAMES, stage=stage)
 with bar:
+    play.pace_control()  # the Debugger draws it above its bar, outside the Step's fragment
+with bar:
     play.story_panel(common.session().state, NAMES)
