@@ -279,22 +279,28 @@ def draw_sidebar() -> None:
             st.caption(f"Now: {literal(getattr(session().player, 'name', '?'))}")
         # The slot belongs to this browser session (a module global would be every session's).
         st.session_state["fd_status_slot"] = st.empty()
+        st.session_state.pop("fd_status_text", None)  # a new slot: nothing written in it yet
         refresh_status()
     if presenter():
         st.markdown(CSS_PRESENTER, unsafe_allow_html=True)
 
 
-def refresh_status() -> None:
+def refresh_status(step: bool = True) -> None:
     """The sidebar's one-line summary of the session; pages that step call it again at the
-    end so it shows the step just run."""
+    end so it shows the step just run. ``step=False``: without the step's number (the
+    Debugger's bar says it), so that a Step sends the line only when the status changes."""
     slot = st.session_state.get("fd_status_slot")
     if slot is None:
         return
     s = session()
-    slot.caption(
-        f"Scenario **{literal(s.state.scenario or '(imported)')}** · step {s.state.step} · "
-        f"{literal(s.state.status)}"
+    at = f" · step {s.state.step}" if step else ""
+    text = (
+        f"Scenario **{literal(s.state.scenario or '(imported)')}**{at} · {literal(s.state.status)}"
     )
+    if st.session_state.get("fd_status_text") == text:  # already in the slot
+        return
+    st.session_state["fd_status_text"] = text
+    slot.caption(text)
 
 
 def graph_css(style: Style) -> None:

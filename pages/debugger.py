@@ -76,7 +76,10 @@ def _controls() -> tuple[DeltaGenerator, Session]:
     # Keyed: projector.controls_css keeps it at the top of the screen while the graphs
     # scroll under it.
     bar = st.container(key="fd_controls", horizontal=True, vertical_alignment="center", gap="small")
-    common.notice_newer()  # a Step reruns only this: the sidebar's check would not run
+    if "fd_action" not in st.session_state:
+        # A Step reruns only this, so the sidebar's check would not run. A queued Step skips
+        # it: its own save refuses a stale write and says so (the check is a read per run).
+        common.notice_newer()
     actions.run_queued()  # a clicked Step / Step turn / Run, before the buttons are drawn
     s = common.session()
     over = s.done  # a finished or halted cycle: stepping on makes no sense until undo/reset
@@ -289,19 +292,19 @@ def _breakpoints(s: Session) -> None:
         s.set_breakpoints(wanted)
 
 
-def _graphs(bar: DeltaGenerator, s: Session) -> None:
-    """The graphs' settings, the breakpoints, and the graphs (Play's controls in the bar)."""
-    state = s.state
+def _settings() -> None:
+    """The graphs' layout, the breakpoints, Play's pace and the message history's switch, on
+    one row above the control bar. The page draws them outside the fragment a Step reruns:
+    a Step changes none of them, so a Step does not send them again; a change to one reruns
+    the page. (Below the graphs they were a long scroll away.)"""
+    s = common.session()
     chosen = common.chosen_protocols()
     per_row = st.session_state.get("per_row", min(2, len(chosen) or 1))
-    show_all = st.session_state.get("show_all", False)
     if "show_stream" not in st.session_state:  # a streamed player shows its deltas from the start
         st.session_state.show_stream = bool(st.session_state.get("live_stream", False))
-
-    # Settings first: below the graphs they were a long scroll away.
-    left, right = st.columns(2)
+    layout, breaks, pace, history = st.columns([4, 4, 2, 3], vertical_alignment="top")
     # Their widgets are drawn only while the panel is open; closed, their values stay.
-    with left:
+    with layout:
         box = st.expander("Graph layout", key="layout_open", on_change="rerun")
     if box.open:
         with box:
@@ -310,15 +313,30 @@ def _graphs(bar: DeltaGenerator, s: Session) -> None:
         for key in LAYOUT_KEYS:  # a value set again is one Streamlit keeps for a widget not drawn
             if key in st.session_state:
                 st.session_state[key] = st.session_state[key]
-    # Keyed, so it stays open across the reruns a Run makes (the elements above it change).
-    # Its widgets are drawn only while it is open: they start from the session's breakpoints,
-    # which stay as they are while it is closed.
-    with right:
+    # Keyed, so it stays open across the reruns a Run makes. Its widgets are drawn only while
+    # it is open: they start from the session's breakpoints, which stay as they are while it
+    # is closed.
+    with breaks:
         box = st.expander("Breakpoints (Run stops here)", key="bp_open", on_change="rerun")
     if box.open:
         with box:
             _breakpoints(s)
+    with pace:
+        play.pace_control()
+    with history:
+        st.toggle(
+            "Message history",
+            key="show_history",
+            help="The messages so far, under the graphs (the last 200)",
+        )
 
+
+def _graphs(bar: DeltaGenerator, s: Session) -> None:
+    """The graphs (Play's controls in the bar)."""
+    state = s.state
+    chosen = common.chosen_protocols()
+    per_row = st.session_state.get("per_row", min(2, len(chosen) or 1))
+    show_all = st.session_state.get("show_all", False)
     # The presenter style is laid out for one graph the width of the screen; two or more a row
     # get the pair style: larger type in compact lanes. The aligned view uses the pair style at
     # its natural size, so two vendors stand side by side with type of 20 px.
@@ -369,10 +387,13 @@ def _graphs(bar: DeltaGenerator, s: Session) -> None:
 
 def _history(s: Session) -> None:
     """The messages so far (the last 200), numbered as in the history. Drawn only when asked
-    for: long histories would slow every step down."""
+    for (the switch above the control bar): long histories would slow every step down."""
     messages = s.conversation.messages
-    if st.toggle(f"Show the message history ({len(messages)} messages)", key="show_history"):
+    if st.session_state.get("show_history"):
         first = max(0, len(messages) - 200)
+        st.subheader(f"Message history: {len(messages)} messages", divider="gray")
+        if first:
+            st.caption(f"The last 200; the first {first} are on the History page.")
         for i, m in enumerate(messages[first:], start=first):
             # Whatever a person, a model or a tool wrote is shown as text, never as Markdown/HTML.
             st.markdown(f"**{i} · {m.role}**")
@@ -388,11 +409,14 @@ def _cycle() -> None:
     _manual(s)
     _graphs(bar, s)
     _history(s)
-    common.refresh_status()
-    projector.follow_step(s.state.step)
+    common.refresh_status(step=False)  # the bar says the step: sent when the status changes
+    if st.session_state.get("graph_layout") == "separate":  # the aligned view's script calls it
+        projector.follow_step(s.state.step)
 
 
 # Styles a Step does not change, drawn outside its fragment so that a Step does not send them.
 projector.controls_css()
+projector.install_follow()
 play.page_css()
+_settings()
 st.fragment(_cycle, key="fd_cycle")()

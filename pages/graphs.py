@@ -16,7 +16,7 @@ from flowdebug import protocols
 from flowdebug.engine.session_state import SessionState
 from flowdebug.render import Style, to_png
 from flowdebug.views.debugger import AlignedView, aligned, refusals
-from pages import common
+from pages import common, projector
 
 # The SVG keeps its natural size (type as laid out, one scale for all vendors); a view wider
 # than the page scrolls sideways inside its own box instead of shrinking. The box is drawn
@@ -33,14 +33,15 @@ PLAYED = BOX.replace("></div>", ">{svg}</div>")
 FILL = (
     "<script>(() => {{ const svg = {svg}; "
     'for (const box of document.querySelectorAll(".fd-aligned-scroll")) box.innerHTML = svg; '
-    "}})();</script>"
+    "{then} }})();</script>"
 )
 NO_EVENT = -1
 
 
-def fill_script(svg: str) -> str:
-    """The script that puts ``svg`` (ours, its text escaped) in the aligned view's box."""
-    return FILL.format(svg=json.dumps(svg).replace("<", "\\u003c"))
+def fill_script(svg: str, then: str = "") -> str:
+    """The script that puts ``svg`` (ours, its text escaped) in the aligned view's box, then
+    runs ``then`` (ours: the view following the step)."""
+    return FILL.format(svg=json.dumps(svg).replace("<", "\\u003c"), then=then)
 
 
 class Raw:
@@ -151,7 +152,10 @@ def draw_aligned(
     # label makes an element or attribute of its own, so it may be parsed as markup.
     if upto is None:
         st.markdown(BOX, unsafe_allow_html=True)
-        st.html(Raw(fill_script(view.svg)), unsafe_allow_javascript=True)
+        # The Step's call to the page's follow (projector.py) rides in the same script: one
+        # element fewer for every Step to send.
+        then = projector.follow_call(state.step)
+        st.html(Raw(fill_script(view.svg, then)), unsafe_allow_javascript=True)
     else:
         # Play redraws the view at every beat inside its fragment, and a reader may have
         # scrolled: React's in-place update of one Markdown element keeps the page still

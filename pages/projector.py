@@ -31,14 +31,21 @@ CSS_CONTROLS = """
 # step, the view follows the lit arrows: the highlighted labels of the aligned view (or of the
 # first separate graph) are scrolled to the middle of what the control bar leaves, for a few
 # seconds while the graphs redraw.
+#
+# The page installs it once (outside the fragment a Step reruns); what a Step sends is one
+# call, window.__fdFollowStep(step): at the end of the aligned view's own script, or a line
+# of its own under the separate graphs.
 _FOLLOW = """
 <script>
 (() => {
-  const step = %d;
-  const keyed = document.querySelector(".st-key-fd_controls");
-  const bar = keyed && keyed.closest("[data-testid='stLayoutWrapper']");
-  const app = document.querySelector(".stApp");
-  if (bar && app) bar.style.backgroundColor = getComputedStyle(app).backgroundColor;
+  const paint = () => {
+    const keyed = document.querySelector(".st-key-fd_controls");
+    const bar = keyed && keyed.closest("[data-testid='stLayoutWrapper']");
+    const app = document.querySelector(".stApp");
+    if (bar && app) bar.style.backgroundColor = getComputedStyle(app).backgroundColor;
+    return bar;
+  };
+  paint();
   if (!window.__fdClicker) {
     window.__fdClicker = true;
     const keys = {PageDown: "step", ArrowRight: "step", PageUp: "undo", ArrowLeft: "undo"};
@@ -53,6 +60,11 @@ _FOLLOW = """
       if (!button.disabled) button.click();
     });
   }
+  // The step the page was drawn at (set by the Step's own call, which may run first).
+  if (window.__fdStep === undefined) window.__fdStep = window.__fdStepNow;
+  window.__fdFollowStep = (step) => {
+  window.__fdStepNow = step;
+  const bar = paint();
   const seen = window.__fdStep;
   window.__fdStep = step;
   if (seen === undefined || seen === step) return;
@@ -92,6 +104,8 @@ _FOLLOW = """
     if (scroller && scroller.scrollHeight > scroller.clientHeight) scroller.scrollBy(by);
     else window.scrollBy(by);
   }, 150);
+  };
+  if (window.__fdStepNow !== undefined) window.__fdFollowStep(window.__fdStepNow);
 })();
 </script>
 """
@@ -102,10 +116,24 @@ def controls_css() -> None:
     st.html(CSS_CONTROLS)
 
 
+def install_follow() -> None:
+    """Clicker keys for the Debugger, and the view following the lit step: drawn by the page
+    once, outside the fragment a Step reruns. A Step then sends :func:`follow_call` alone."""
+    st.html(_FOLLOW % (HIGHLIGHT, HIGHLIGHT), unsafe_allow_javascript=True)
+
+
+def follow_call(step: int) -> str:
+    """The JavaScript that tells the page the cycle is at ``step`` (the view follows the lit
+    arrows when it changed)."""
+    n = int(step)
+    return f"window.__fdStepNow = {n}; window.__fdFollowStep && window.__fdFollowStep({n});"
+
+
 def follow_step(step: int) -> None:
-    """Clicker keys for the Debugger, and the view following the lit step after ``step``
-    changes. Call it last: the script runs once the page is drawn."""
-    st.html(_FOLLOW % (step, HIGHLIGHT, HIGHLIGHT), unsafe_allow_javascript=True)
+    """:func:`follow_call` as an element of its own (the separate graphs: the aligned view
+    makes the call at the end of its own script). Call it last: it runs once the page is
+    drawn."""
+    st.html(f"<script>{follow_call(step)}</script>", unsafe_allow_javascript=True)
 
 
 # Runs in the page each time Play reveals an event: the newest revealed event (its arrows

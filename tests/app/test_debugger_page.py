@@ -291,6 +291,21 @@ def test_run_edited_warns_before_it_sends_arguments_that_break_the_schema(at):
 def test_page_follows_the_current_step_and_takes_clicker_keys(at):
     at.button(key="step").click().run()
     scripts = [h.proto for h in at.get("html") if "__fdStep" in h.proto.body]
-    assert len(scripts) == 1 and scripts[0].unsafe_allow_javascript
-    assert "const step = 1;" in scripts[0].body
-    assert all(k in scripts[0].body for k in ("PageDown", "ArrowRight", "PageUp", "ArrowLeft"))
+    assert all(s.unsafe_allow_javascript for s in scripts)
+    # Installed once by the page (outside the Step's fragment): the keys and the follow.
+    [install] = [s.body for s in scripts if "window.__fdFollowStep = (step)" in s.body]
+    assert all(k in install for k in ("PageDown", "ArrowRight", "PageUp", "ArrowLeft"))
+    # What a Step sends: the aligned view's own script ends with the call.
+    [view] = [s.body for s in scripts if ".fd-aligned-scroll" in s.body]
+    assert view.rstrip().endswith(
+        "window.__fdStepNow = 1; window.__fdFollowStep && window.__fdFollowStep(1); })();</script>"
+    )
+    assert len(scripts) == 2
+    # The separate graphs have no script of their own: the call comes as a line of its own.
+    at.session_state["graph_layout"] = "separate"
+    at.button(key="step").click().run()
+    calls = [h.proto.body for h in at.get("html") if "__fdFollowStep(2)" in h.proto.body]
+    assert calls == [
+        "<script>window.__fdStepNow = 2; window.__fdFollowStep && "
+        "window.__fdFollowStep(2);</script>"
+    ]

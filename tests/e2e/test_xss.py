@@ -131,7 +131,7 @@ def test_hostile_content_runs_nothing_and_shows_as_typed(page, hostile, pixel, s
     page.locator("h1").first.wait_for()
     wait_idle(page)
     if not slug:
-        page.get_by_text("Show the message history").click()
+        page.locator(".st-key-show_history").get_by_text("Message history").click()
         wait_idle(page)
     assert not page.locator("[data-testid='stException']").count()
     # What the page shows: its text and what its inputs hold (a select's choice, an editor).
