@@ -309,3 +309,18 @@ def test_page_follows_the_current_step_and_takes_clicker_keys(at):
         "<script>window.__fdStepNow = 2; window.__fdFollowStep && "
         "window.__fdFollowStep(2);</script>"
     ]
+
+
+def test_the_history_switch_sits_above_the_bar_and_the_history_follows_each_step(at):
+    # The switch is the page's (outside the Step's fragment); the messages are the fragment's.
+    assert not at.subheader
+    at.toggle(key="show_history").set_value(True).run()
+    for _ in range(3):
+        at.button(key="step").click().run()
+        n = len(session(at).conversation.messages)
+        assert [h.value for h in at.subheader] == [f"Message history: {n} messages"]
+        assert f"**{n - 1} · {session(at).conversation.messages[-1].role}**" in [
+            m.value for m in at.markdown
+        ]
+    at.toggle(key="show_history").set_value(False).run()
+    assert not at.subheader
