@@ -31,6 +31,11 @@ def queue_action(name: str) -> None:
     st.session_state.fd_action = name
 
 
+def queued() -> bool:
+    """Whether a clicked Step / Step turn / Run waits for :func:`run_queued`."""
+    return "fd_action" in st.session_state
+
+
 def run_queued() -> None:
     if name := st.session_state.pop("fd_action", None):
         if name == "step" and common.session().next_step_is_local():

@@ -76,7 +76,7 @@ def _controls() -> tuple[DeltaGenerator, Session]:
     # Keyed: projector.controls_css keeps it at the top of the screen while the graphs
     # scroll under it.
     bar = st.container(key="fd_controls", horizontal=True, vertical_alignment="center", gap="small")
-    if "fd_action" not in st.session_state:
+    if not actions.queued():
         # A Step reruns only this, so the sidebar's check would not run. A queued Step skips
         # it: its own save refuses a stale write and says so (the check is a read per run).
         common.notice_newer()
@@ -292,14 +292,17 @@ def _breakpoints(s: Session) -> None:
         s.set_breakpoints(wanted)
 
 
+def _per_row(chosen: list[str]) -> int:
+    """Separate graphs a row: the person's choice, else two (one when one vendor is shown)."""
+    return st.session_state.get("per_row", min(2, len(chosen) or 1))
+
+
 def _settings() -> None:
     """The graphs' layout, the breakpoints, Play's pace and the message history's switch, on
     one row above the control bar. The page draws them outside the fragment a Step reruns:
     a Step changes none of them, so a Step does not send them again; a change to one reruns
     the page. (Below the graphs they were a long scroll away.)"""
     s = common.session()
-    chosen = common.chosen_protocols()
-    per_row = st.session_state.get("per_row", min(2, len(chosen) or 1))
     if "show_stream" not in st.session_state:  # a streamed player shows its deltas from the start
         st.session_state.show_stream = bool(st.session_state.get("live_stream", False))
     layout, breaks, pace, history = st.columns([4, 4, 2, 3], vertical_alignment="top")
@@ -308,7 +311,7 @@ def _settings() -> None:
         box = st.expander("Graph layout", key="layout_open", on_change="rerun")
     if box.open:
         with box:
-            _layout(per_row)
+            _layout(_per_row(common.chosen_protocols()))
     else:
         for key in LAYOUT_KEYS:  # a value set again is one Streamlit keeps for a widget not drawn
             if key in st.session_state:
@@ -335,7 +338,7 @@ def _graphs(bar: DeltaGenerator, s: Session) -> None:
     """The graphs (Play's controls in the bar)."""
     state = s.state
     chosen = common.chosen_protocols()
-    per_row = st.session_state.get("per_row", min(2, len(chosen) or 1))
+    per_row = _per_row(chosen)
     show_all = st.session_state.get("show_all", False)
     # The presenter style is laid out for one graph the width of the screen; two or more a row
     # get the pair style: larger type in compact lanes. The aligned view uses the pair style at

@@ -201,16 +201,16 @@ def play_controls(
         else "Draw the cycle event by event, with a sentence for each (P)",
         on_click=_toggle,
     )
-    # Its own fragment only while it plays (its timer reruns it alone). Otherwise a plain
-    # call: declaring a fragment copies the page's containers at every Step, and Play and
-    # Pause rerun the whole page anyway, which starts or ends the fragment.
-    tick = st.fragment(_tick, run_every=_pace()) if playing else _tick
     if not playing and st.session_state.get(UPTO) is None and state.events:
         # Nothing to tell (no playback, no caption kept from the last one): no caption line,
         # so a Step sends two elements fewer, and the graph drawn as it is.
         if stage is not None:
             stage(None)
         return
+    # Its own fragment only while it plays (its timer reruns it alone). Otherwise a plain
+    # call: declaring a fragment copies the page's containers at every Step, and Play and
+    # Pause rerun the whole page anyway, which starts or ends the fragment.
+    tick = st.fragment(_tick, run_every=_pace()) if playing else _tick
     with st.container(key="fd_play_line"):
         tick(list(names), stage)
 

@@ -63,47 +63,47 @@ _FOLLOW = """
   // The step the page was drawn at (set by the Step's own call, which may run first).
   if (window.__fdStep === undefined) window.__fdStep = window.__fdStepNow;
   window.__fdFollowStep = (step) => {
-  window.__fdStepNow = step;
-  const bar = paint();
-  const seen = window.__fdStep;
-  window.__fdStep = step;
-  if (seen === undefined || seen === step) return;
-  // Following ends after 3 s, or as soon as the person scrolls or clicks on their own: the
-  // view never fights them. __fdFollowing says whether it is still going (tests wait on it).
-  const stop = () => { clearInterval(window.__fdFollow); window.__fdFollowing = false; };
-  if (!window.__fdHands) {
-    window.__fdHands = true;
-    for (const kind of ["wheel", "touchstart", "mousedown"]) {
-      document.addEventListener(kind, () => { if (window.__fdFollowing) stop(); },
-        {passive: true, capture: true});
+    window.__fdStepNow = step;
+    const bar = paint();
+    const seen = window.__fdStep;
+    window.__fdStep = step;
+    if (seen === undefined || seen === step) return;
+    // Following ends after 3 s, or as soon as the person scrolls or clicks on their own: the
+    // view never fights them. __fdFollowing says whether it is still going (tests wait on it).
+    const stop = () => { clearInterval(window.__fdFollow); window.__fdFollowing = false; };
+    if (!window.__fdHands) {
+      window.__fdHands = true;
+      for (const kind of ["wheel", "touchstart", "mousedown"]) {
+        document.addEventListener(kind, () => { if (window.__fdFollowing) stop(); },
+          {passive: true, capture: true});
+      }
     }
-  }
-  clearInterval(window.__fdFollow);
-  window.__fdFollowing = true;
-  const until = Date.now() + 3000;
-  window.__fdFollow = setInterval(() => {
-    if (Date.now() > until) return stop();
-    // The aligned view's lit labels (every vendor's sit on the same rows), else the first
-    // separate graph's.
-    const aligned = document.querySelector("svg.fd-aligned");
-    const chart = document.querySelector("[data-testid='stGraphVizChart'] svg");
-    const lit = aligned ? aligned.querySelectorAll(".ev.current rect.bg[fill='%s']")
-      : chart ? chart.querySelectorAll("polygon[fill='%s']") : [];
-    if (!lit.length) return;
-    // The step's arrows (a batch of calls lights several) and, under the last label, its arrow.
-    const first = lit[0].getBoundingClientRect();
-    const last = lit[lit.length - 1].getBoundingClientRect();
-    const top = (bar ? bar.getBoundingClientRect().bottom : 0) + 40;
-    const bottom = window.innerHeight - 80;
-    if (first.top >= top && last.bottom <= bottom) return;
-    // All of them in the middle if they fit, else the last one (the newest).
-    const middle = last.bottom - first.top <= bottom - top ? (first.top + last.bottom) / 2
-      : last.bottom - (bottom - top) / 2;
-    const scroller = document.querySelector("[data-testid='stMain']");
-    const by = {top: middle - (top + bottom) / 2, behavior: "instant"};
-    if (scroller && scroller.scrollHeight > scroller.clientHeight) scroller.scrollBy(by);
-    else window.scrollBy(by);
-  }, 150);
+    clearInterval(window.__fdFollow);
+    window.__fdFollowing = true;
+    const until = Date.now() + 3000;
+    window.__fdFollow = setInterval(() => {
+      if (Date.now() > until) return stop();
+      // The aligned view's lit labels (every vendor's sit on the same rows), else the first
+      // separate graph's.
+      const aligned = document.querySelector("svg.fd-aligned");
+      const chart = document.querySelector("[data-testid='stGraphVizChart'] svg");
+      const lit = aligned ? aligned.querySelectorAll(".ev.current rect.bg[fill='%s']")
+        : chart ? chart.querySelectorAll("polygon[fill='%s']") : [];
+      if (!lit.length) return;
+      // The step's arrows (a batch of calls lights several) and, under the last label, its arrow.
+      const first = lit[0].getBoundingClientRect();
+      const last = lit[lit.length - 1].getBoundingClientRect();
+      const top = (bar ? bar.getBoundingClientRect().bottom : 0) + 40;
+      const bottom = window.innerHeight - 80;
+      if (first.top >= top && last.bottom <= bottom) return;
+      // All of them in the middle if they fit, else the last one (the newest).
+      const middle = last.bottom - first.top <= bottom - top ? (first.top + last.bottom) / 2
+        : last.bottom - (bottom - top) / 2;
+      const scroller = document.querySelector("[data-testid='stMain']");
+      const by = {top: middle - (top + bottom) / 2, behavior: "instant"};
+      if (scroller && scroller.scrollHeight > scroller.clientHeight) scroller.scrollBy(by);
+      else window.scrollBy(by);
+    }, 150);
   };
   if (window.__fdStepNow !== undefined) window.__fdFollowStep(window.__fdStepNow);
 })();
