@@ -24,7 +24,9 @@ from pages import common, projector
 # with the drawing (innerHTML: the browser parses it itself, where Markdown's HTML pipeline
 # took 0.5-0.8 s of the page's main thread at every Step). Replacing the drawing in place
 # never empties the page under a reader who scrolled. The SVG travels as a JSON string with
-# every "<" escaped, so nothing in it can end the script early.
+# every "<" escaped, so nothing in it can end the script early. On a page's first load the
+# script can run before Streamlit has put the box in the page (its Markdown is drawn later):
+# it then waits for the box, unless a newer drawing's script has run since.
 BOX = (
     '<div class="fd-aligned-scroll" style="overflow-x:auto; overflow-y:hidden; '
     'max-width:100%; border:1px solid rgba(128,128,128,0.25); border-radius:6px"></div>'
@@ -32,8 +34,18 @@ BOX = (
 PLAYED = BOX.replace("></div>", ">{svg}</div>")
 FILL = (
     "<script>(() => {{ const svg = {svg}; "
-    'for (const box of document.querySelectorAll(".fd-aligned-scroll")) box.innerHTML = svg; '
-    "{then} }})();</script>"
+    "const mine = window.__fdFill = (window.__fdFill || 0) + 1; "
+    "const fill = () => {{ "
+    "if (mine !== window.__fdFill) return true; "
+    'const boxes = document.querySelectorAll(".fd-aligned-scroll"); '
+    "for (const box of boxes) box.innerHTML = svg; "
+    "if (boxes.length) {{ {then} }} "
+    "return boxes.length > 0; }}; "
+    "if (fill()) return; "
+    "const wait = new MutationObserver(() => {{ if (fill()) wait.disconnect(); }}); "
+    "wait.observe(document.body, {{childList: true, subtree: true}}); "
+    "setTimeout(() => wait.disconnect(), 15000); "
+    "}})();</script>"
 )
 NO_EVENT = -1
 

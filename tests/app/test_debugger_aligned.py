@@ -22,7 +22,7 @@ def at() -> AppTest:
     return app
 
 
-SCRIPT = re.compile(r"^<script>\(\(\) => \{ const svg = (.*?); for \(const box of ", re.S)
+SCRIPT = re.compile(r"^<script>\(\(\) => \{ const svg = (.*?); const mine = ", re.S)
 
 
 def aligned_svg(app: AppTest) -> str:

@@ -114,3 +114,35 @@ def test_streamed_arguments_assemble_under_each_call(page):
     deltas.first.scroll_into_view_if_needed()
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "aligned-stream.png"))
+
+
+def test_the_drawing_waits_for_its_box_and_an_older_drawing_never_overwrites_a_newer(browser):
+    # On a page's first load Streamlit may run the view's script before it has put the box
+    # in the page (one fresh load in six drew nothing here): the script waits for the box.
+    from pages.graphs import BOX, fill_script
+
+    ctx = browser.new_context()
+    pg = ctx.new_page()
+    try:
+        pg.set_content("<body></body>")
+        add = "html => document.body.insertAdjacentHTML('beforeend', html)"
+        script = "html => { const s = document.createElement('script');"
+        script += " s.textContent = new DOMParser().parseFromString(html, 'text/html')"
+        script += ".querySelector('script').textContent; document.body.appendChild(s); }"
+        pg.evaluate(script, fill_script('<svg class="old"></svg>', "window.__followed = 1;"))
+        pg.evaluate(script, fill_script('<svg class="new"></svg>', "window.__followed = 2;"))
+        assert pg.evaluate("window.__followed") is None  # no box yet: nothing filled
+        pg.evaluate(add, BOX)
+        pg.wait_for_function("document.querySelector('.fd-aligned-scroll svg') !== null")
+        pg.wait_for_timeout(200)  # time for the older script's watch to act, if it did
+        assert pg.evaluate("document.querySelector('.fd-aligned-scroll').innerHTML") == (
+            '<svg class="new"></svg>'
+        )
+        assert pg.evaluate("window.__followed") == 2
+        # With the box there, a drawing fills it at once.
+        pg.evaluate(script, fill_script('<svg class="next"></svg>'))
+        assert 'class="next"' in pg.evaluate(
+            "document.querySelector('.fd-aligned-scroll').innerHTML"
+        )
+    finally:
+        ctx.close()
