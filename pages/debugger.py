@@ -132,9 +132,13 @@ def _controls() -> tuple[DeltaGenerator, Session]:
             label=f"**{PHASE_TITLES[phase]}** · step {state.step} · round {state.round}{upcoming}",
         )
     # One compact line, and none while Play tells the cycle again: the status is the end's.
+    # Its place is kept empty meanwhile: a line that came and went moved every element under
+    # it to another place in the page, which the browser drew as the graph leaving and coming
+    # back, and the page, a moment that short, scrolled a reader back to the top.
+    line = st.empty()
     if play.play_upto() is None:
         hint = " — Undo, edit the history, or Reset to go again." if s.done else ""
-        with st.container(key="fd_status"):
+        with line.container(key="fd_status"):
             st.info(f"{status_icon} {common.literal(state.status_text)}{hint}")
 
     return bar, s
@@ -354,12 +358,14 @@ def _graphs(bar: DeltaGenerator, s: Session) -> None:
     if not state.events:
         st.caption("Press **Step** to send the first request; arrows appear as the cycle runs.")
     if not separate:
-        slot = st.container()
+        slot = st.container(key="fd_view")
 
         def _stage(upto: int | None) -> None:
             """The aligned view, drawn by Play's fragment so it grows at each tick alone."""
             with slot:
-                drawing.draw_aligned(common.session().state, chosen, style, window, upto=upto)
+                drawing.draw_aligned(
+                    common.session().state, chosen, style, window, upto=upto, played=play.kept()
+                )
 
         with bar:
             play.play_controls(state, chosen, stage=_stage)

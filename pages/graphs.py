@@ -134,8 +134,11 @@ def draw_aligned(
     style: Style,
     window: int | None,
     upto: int | None = None,
+    played: bool = False,
 ) -> None:
-    """Every chosen vendor on shared rows, in one SVG at its natural size."""
+    """Every chosen vendor on shared rows, in one SVG at its natural size. ``upto``: the last
+    event Play has revealed (None: all of them); ``played``: a playback is on screen, which
+    draws the view as Play does (see below)."""
     selected = st.session_state.get("fd_event", NO_EVENT)
     if selected == NO_EVENT and upto is not None and upto >= 0:
         selected = upto  # Play lights the event it just revealed, in every vendor
@@ -162,7 +165,7 @@ def draw_aligned(
     # The SVG is all ours (flowdebug.render.aligned_svg): every text in it went through
     # flowdebug.render.safe.svg, and tests/test_aligned_hostile.py checks that no hostile
     # label makes an element or attribute of its own, so it may be parsed as markup.
-    if upto is None:
+    if upto is None and not played:
         st.markdown(BOX, unsafe_allow_html=True)
         # The Step's call to the page's follow (projector.py) rides in the same script: one
         # element fewer for every Step to send.
@@ -172,7 +175,10 @@ def draw_aligned(
         # Play redraws the view at every beat inside its fragment, and a reader may have
         # scrolled: React's in-place update of one Markdown element keeps the page still
         # (a script-filled box let it jump by a line under load). One line, no blank line:
-        # Markdown leaves an HTML block as it is.
+        # Markdown leaves an HTML block as it is. The view stays drawn this way once the
+        # playback has ended, while its caption stays: going back to the empty box there
+        # shortened the page until the script filled it, and the browser scrolled a reader
+        # who had scrolled back to the top (the next Step goes back to the box, and follows).
         st.markdown(PLAYED.format(svg=view.svg), unsafe_allow_html=True)
     for _name, sentence in view.refusals:  # the whole message: the arrow carries its first words
         st.error(common.literal(sentence), icon="⛔")

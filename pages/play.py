@@ -117,6 +117,12 @@ def _sync(state: SessionState) -> None:
         _stop(keep=False)
 
 
+def kept() -> bool:
+    """A playback is on screen: playing, paused, or ended with the caption of its last event
+    kept (until a step, an undo or an edit ends it)."""
+    return st.session_state.get(UPTO) is not None
+
+
 def play_upto() -> int | None:
     """The last seq to draw while a playback is under way (playing, or paused mid-way); None
     when there is none: draw everything."""
@@ -207,10 +213,13 @@ def play_controls(
         if stage is not None:
             stage(None)
         return
-    # Its own fragment only while it plays (its timer reruns it alone). Otherwise a plain
-    # call: declaring a fragment copies the page's containers at every Step, and Play and
-    # Pause rerun the whole page anyway, which starts or ends the fragment.
-    tick = st.fragment(_tick, run_every=_pace()) if playing else _tick
+    # A fragment of its own, with a timer (the pace) that reruns it alone while it plays.
+    # Still a fragment once paused or ended: Streamlit puts what a fragment draws in a
+    # container made outside it (``stage``: the graph under the bar) inside a wrapper of its
+    # own, and a wrapper that came and went at Pause or at the end moved the graph elsewhere
+    # in the page; the browser dropped it for a moment and scrolled a reader back to the top.
+    # No fragment when no playback is on screen (above): declaring one costs every Step.
+    tick = st.fragment(_tick, run_every=_pace() if playing else None)
     with st.container(key="fd_play_line"):
         tick(list(names), stage)
 
@@ -249,7 +258,7 @@ def _tick(names: list[str], stage: Callable[[int | None], None] | None) -> None:
     if stage is not None:
         stage(play_upto())
         if ss.get(PLAYING) and upto is not None and upto >= 0:
-            projector.follow_event(int(ss.get(RUN, 0)), upto)
+            projector.follow_event(int(ss.get(RUN, 0)), upto, state.step)
 
 
 def story_panel(state: SessionState, names: Sequence[str], label: str | None = None) -> None:

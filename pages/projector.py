@@ -145,7 +145,12 @@ def follow_step(step: int) -> None:
 _FOLLOW_PLAY = """
 <script>
 (() => {
-  const run = %d, seq = %d;
+  const run = %d, seq = %d, step = %d;
+  // The page is at this step while Play shows it: when the playback ends and the whole cycle
+  // is drawn, the Step's follow has nothing new to follow (it would fight a reader who
+  // scrolled). A drawing of the view still waiting for its box is older than this beat.
+  window.__fdStep = window.__fdStepNow = step;
+  window.__fdFill = (window.__fdFill || 0) + 1;
   if (!window.__fdPlayHands) {
     window.__fdPlayHands = true;
     for (const kind of ["wheel", "touchstart", "mousedown"]) {
@@ -193,7 +198,8 @@ _FOLLOW_PLAY = """
 """
 
 
-def follow_event(run: int, seq: int) -> None:
+def follow_event(run: int, seq: int, step: int) -> None:
     """During Play: bring the event ``seq`` just revealed under the control bar, unless the
-    person scrolled or clicked during this playback (``run``: one per press of Play)."""
-    st.html(_FOLLOW_PLAY % (run, seq), unsafe_allow_javascript=True)
+    person scrolled or clicked during this playback (``run``: one per press of Play). ``step``:
+    the cycle's step, which the page then knows it is at (see :func:`follow_call`)."""
+    st.html(_FOLLOW_PLAY % (int(run), int(seq), int(step)), unsafe_allow_javascript=True)

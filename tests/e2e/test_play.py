@@ -107,6 +107,17 @@ def _parse(text: str, drawn: str) -> tuple[int, str, int]:
 VIEW_TOP = "() => document.querySelector('svg.fd-aligned').getBoundingClientRect().top"
 SCROLL_TOP = "() => document.querySelector('[data-testid=stMain]').scrollTop"
 
+# Counts the moments the aligned view is missing from the page from now on. Streamlit moved
+# the graph elsewhere in the page at Pause and at the end of a playback (a wrapper of its own
+# came and went); the browser dropped it for a moment, and a reader who had scrolled went
+# back to the top.
+GONE = """() => {
+  window.__gone = 0;
+  new MutationObserver(() => {
+    if (!document.querySelector('svg.fd-aligned')) window.__gone += 1;
+  }).observe(document.body, {subtree: true, childList: true});
+}"""
+
 
 def _now(page, drawn: str = PLAIN) -> tuple[int, str, int]:
     text = page.locator(".st-key-fd_play_caption").inner_text()
@@ -269,9 +280,11 @@ def test_play_on_the_debugger_follows_each_event_until_paused(browser, server):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "play-debugger-midway.png"))
     _button_says(page, "Pause")  # still playing: the press below pauses it
+    page.evaluate(GONE)
     _play_button(page).click()
     _button_says(page, "Play")
     wait_idle(page)
+    assert page.evaluate("() => window.__gone") == 0  # the graph stayed in the page
     paused = _now(page, ALIGNED)
     assert 9 <= paused[0] < 13 and paused[2] == paused[0], paused
     page.wait_for_timeout(4_500)  # over two beats at this pace: nothing moves
@@ -303,4 +316,13 @@ def test_play_on_the_debugger_never_fights_a_person_who_scrolls(browser, server)
     # makes up for it some of the time.)
     assert min(abs(after[0] - where[0]), abs(after[1] - where[1])) < 5, (where, after)
     assert not page.evaluate("() => window.__fdFollowing")
+    # Nor when the playback reaches its end and the whole cycle is drawn at its last step
+    # (CI once saw the view jump 825 px down to that step here; it also went to the top).
+    page.evaluate(GONE)
+    _button_says(page, "Play")
+    wait_idle(page)
+    page.wait_for_timeout(1_000)  # longer than a follow's first moves
+    end = page.evaluate(VIEW_TOP), page.evaluate(SCROLL_TOP)
+    assert min(abs(end[0] - where[0]), abs(end[1] - where[1])) < 5, (where, end)
+    assert page.evaluate("() => window.__gone") == 0
     ctx.close()
