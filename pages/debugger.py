@@ -135,11 +135,12 @@ def _controls() -> tuple[DeltaGenerator, Session]:
     # Its place is kept empty meanwhile: a line that came and went moved every element under
     # it to another place in the page, which the browser drew as the graph leaving and coming
     # back, and the page, a moment that short, scrolled a reader back to the top.
-    line = st.empty()
     if play.play_upto() is None:
         hint = " — Undo, edit the history, or Reset to go again." if s.done else ""
-        with line.container(key="fd_status"):
+        with st.container(key="fd_status"):
             st.info(f"{status_icon} {common.literal(state.status_text)}{hint}")
+    else:
+        st.empty()
 
     return bar, s
 
