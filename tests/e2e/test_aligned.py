@@ -8,6 +8,7 @@ each vendor's arguments assemble under the call. Screenshots go to artifacts/scr
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from flowdebug.render.aligned_svg import SELECTED
 from tests.e2e.app_server import ROOT, wait_idle
@@ -102,9 +103,13 @@ def test_streamed_arguments_assemble_under_each_call(page):
     _run_to_the_end(page)
     page.get_by_text("Graph layout").click()
     page.locator(".st-key-show_stream label").first.click()
+    # The switch took the click (the expander may still have been opening), and the view
+    # drawn since has the rows.
+    expect(page.locator(".st-key-show_stream input")).to_be_checked()
     wait_idle(page)
     anthropic = page.locator("svg.fd-aligned g.fd-vendor[data-protocol='anthropic']")
     deltas = anthropic.locator(".ev-3 text.delta")
+    expect(deltas.first).to_be_attached()
     assert deltas.count() >= 2
     last = " ".join(deltas.last.text_content().split())
     assert last.endswith('"unit": "c"}'), last

@@ -21,6 +21,7 @@ import xml.etree.ElementTree as ET
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from playwright.sync_api import expect
 
 from flowdebug.engine.debugger import Session
 from flowdebug.engine.faults import parse_fault
@@ -194,8 +195,10 @@ def _layout(page) -> None:
 def test_streamed_rows_draw_the_arguments_as_text(page, hostile, pixel):
     _layout(page)
     page.locator(".st-key-show_stream label").first.click()
+    expect(page.locator(".st-key-show_stream input")).to_be_checked()  # it took the click
     wait_idle(page)
     rows = page.locator("svg.fd-aligned text.delta")
+    expect(rows.first).to_be_attached()
     assert rows.count() >= 6
     tails = rows.all_text_contents()
     # The arguments' JSON, its tail shown: the last vector's markup, as typed.
