@@ -232,6 +232,11 @@ def _manual(s: Session) -> None:
 LAYOUT_KEYS = ("graph_layout", "per_row", "show_all", "show_stream")
 
 
+def _separate() -> bool:
+    """The graphs are drawn one per vendor (the layout's choice), not as the aligned view."""
+    return st.session_state.get("graph_layout") == "separate"
+
+
 def _layout(per_row: int) -> None:
     """How the graphs are drawn: aligned or separate, how many a row, the whole trace, the
     streamed arguments."""
@@ -247,7 +252,7 @@ def _layout(per_row: int) -> None:
         help="Aligned: the same event on the same row for every vendor. Separate: one "
         "graph per vendor, each laid out on its own",
     )
-    separate = st.session_state.get("graph_layout") == "separate"
+    separate = _separate()
     if separate:
         st.slider(
             "Graphs per row",
@@ -348,7 +353,7 @@ def _graphs(bar: DeltaGenerator, s: Session) -> None:
     # The presenter style is laid out for one graph the width of the screen; two or more a row
     # get the pair style: larger type in compact lanes. The aligned view uses the pair style at
     # its natural size, so two vendors stand side by side with type of 20 px.
-    separate = st.session_state.get("graph_layout") == "separate"
+    separate = _separate()
     style = (
         (Style.presenter() if separate and per_row == 1 else Style.presenter_pair())
         if common.presenter()
@@ -420,7 +425,7 @@ def _cycle() -> None:
     _graphs(bar, s)
     _history(s)
     common.refresh_status(step=False)  # the bar says the step: sent when the status changes
-    if st.session_state.get("graph_layout") == "separate":  # the aligned view's script calls it
+    if _separate():  # the aligned view's own script makes the call
         projector.follow_step(s.state.step)
 
 

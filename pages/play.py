@@ -207,7 +207,7 @@ def play_controls(
         else "Draw the cycle event by event, with a sentence for each (P)",
         on_click=_toggle,
     )
-    if not playing and st.session_state.get(UPTO) is None and state.events:
+    if not playing and not kept() and state.events:
         # Nothing to tell (no playback, no caption kept from the last one): no caption line,
         # so a Step sends two elements fewer, and the graph drawn as it is.
         if stage is not None:
