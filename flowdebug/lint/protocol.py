@@ -17,7 +17,7 @@ from flowdebug.model import Conversation, Message, ModelResponse
 from flowdebug.protocols import PROTOCOLS, facts
 from flowdebug.protocols.base import safe_call_id
 from flowdebug.protocols.findings import Finding, Rule
-from flowdebug.protocols.pairing import Site, calls_in
+from flowdebug.protocols.pairing import Site, parts_of, reading
 
 PENDING = Rule(
     "info",
@@ -36,13 +36,14 @@ def _neutral(conv: Conversation) -> list[Finding]:
     for codec in PROTOCOLS.values():
         if (notes := codec.facts.lint.notes) is not None:
             out += notes(conv)
+    parts = parts_of(conv.messages)
     order = [i for i, m in enumerate(conv.messages) if m.role != "system"]
-    if order and (last := calls_in(conv.messages[order[-1]], order[-1])):
+    if order and (last := parts[order[-1]][0]):
         out.append(PENDING.at("results_pending", f"messages[{order[-1]}]", n=len(last)))
     names = [t.name for t in conv.tools]
-    for i, m in enumerate(conv.messages):
-        for site, c in calls_in(m, i):
-            if names and c.name not in names:
+    for calls, _ in parts if names else ():
+        for site, c in calls:
+            if c.name not in names:
                 close = difflib.get_close_matches(c.name, names, n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 out.append(UNDECLARED.at("unknown_tool", site.path, name=c.name, hint=hint))
@@ -53,7 +54,7 @@ def _call_ids(messages: Sequence[Message], protocols: Sequence[str]) -> list[Fin
     """Rules on call ids alone: they hold for a model response as much as for a history."""
     out: list[Finding] = []
     seen: dict[str, Site] = {}
-    for site, c in (c for i, m in enumerate(messages) for c in calls_in(m, i)):
+    for site, c in (c for calls, _ in parts_of(messages) for c in calls):
         if not c.id:
             # Every encoder replaces an empty call id with a legal one on the call and its
             # result alike, so no vendor sees it; several id-less calls cannot be told apart.
@@ -72,13 +73,14 @@ def _call_ids(messages: Sequence[Message], protocols: Sequence[str]) -> list[Fin
 
 def check_conversation(conv: Conversation, protocols: Sequence[str]) -> list[Finding]:
     """Neutral findings first, then each protocol's, in ``protocols`` order."""
-    out = _neutral(conv) + _call_ids(conv.messages, protocols)
-    for name in protocols:
-        vendor = facts(name)
-        if vendor.lint.history is not None:
-            out += vendor.lint.history(conv)
-        elif vendor.turn_rules is not None:
-            out += check_declared_turns(conv, name, vendor.turn_rules)
+    with reading(conv.messages):
+        out = _neutral(conv) + _call_ids(conv.messages, protocols)
+        for name in protocols:
+            vendor = facts(name)
+            if vendor.lint.history is not None:
+                out += vendor.lint.history(conv)
+            elif vendor.turn_rules is not None:
+                out += check_declared_turns(conv, name, vendor.turn_rules)
     return out
 
 

@@ -10,9 +10,12 @@ place, wrong id), stray (after no call turn), duplicate, reordered. A vendor's t
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Sequence
+import copy
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from flowdebug.model import Message, ToolCall, ToolResult
 from flowdebug.protocols.findings import Finding, Rule
@@ -31,7 +34,7 @@ CODES = {
 Rules = dict[str, Rule]
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Site:
     """Where a part sits in the canonical conversation."""
 
@@ -107,19 +110,83 @@ def results_in(m: Message, i: int) -> list[Result]:
     return list(_parts(m, i)[1])
 
 
+class _Reading:
+    """One history read once for a whole lint: every vendor's pairing asks the same questions
+    of it (each message's calls and results, where it ends, its merged turns, its adjacent
+    exchanges). Everything here is shared: read-only."""
+
+    def __init__(self, messages: Sequence[Message]):
+        self.messages = messages
+        self.parts = [_parts(m, i) for i, m in enumerate(messages)]
+        self.last = max((i for i, m in enumerate(messages) if m.role != "system"), default=-1)
+        self.results = [r for _, results in self.parts for r in results]
+        self.memo: dict[str, Any] = {}
+
+
+_local = threading.local()
+
+
+@contextmanager
+def reading(messages: Sequence[Message]) -> Iterator[None]:
+    """While the block runs, this thread's pairing of ``messages`` (the very object, left
+    unchanged by the block) reads the history once, not once per vendor."""
+    outer = getattr(_local, "reading", None)
+    _local.reading = _Reading(messages)
+    try:
+        yield
+    finally:
+        _local.reading = outer
+
+
+def _read(messages: Sequence[Message]) -> _Reading | None:
+    held = getattr(_local, "reading", None)
+    return held if held is not None and held.messages is messages else None
+
+
+def _reading_of(messages: Sequence[Message]) -> _Reading:
+    """The reading in force for ``messages``, else one for this call alone."""
+    return _read(messages) or _Reading(messages)
+
+
+def parts_of(messages: Sequence[Message]) -> list[tuple[list[Call], list[Result]]]:
+    """Each message's calls and results with their sites, by index (read once for a whole
+    lint while a :func:`reading` of ``messages`` lasts): shared lists, read-only."""
+    return _reading_of(messages).parts
+
+
 def ends_history(messages: Sequence[Message], i: int) -> bool:
     """Message ``i`` is the last of the history (system messages aside): its calls are
     still pending, not missing their results."""
+    if (held := _read(messages)) is not None:
+        return i >= held.last
     return all(messages[k].role == "system" for k in range(i + 1, len(messages)))
 
 
 def pair(exchanges: list[Exchange], messages: Sequence[Message]) -> Pairing:
     """Sorts every call and result of ``messages`` by how it stands to the vendor's
-    ``exchanges``."""
+    ``exchanges``. While a :func:`reading` lasts, the same exchanges (Anthropic's and
+    Bedrock's merged turns, Chat's and Responses' adjacent ones) are paired once: each caller
+    gets its own Pairing, whose fields it may replace but whose lists it must not change."""
+    if (held := _read(messages)) is None:
+        return _pair(exchanges, messages)
+    key = f"pair {id(exchanges)}"
+    if (hit := held.memo.get(key)) is None or hit[0] is not exchanges:
+        hit = held.memo[key] = (exchanges, _pair(exchanges, messages))
+    return copy.copy(hit[1])
+
+
+def _pair(exchanges: list[Exchange], messages: Sequence[Message]) -> Pairing:
     p = Pairing(exchange_of={site.index: ex for ex in exchanges for site, _ in ex.calls})
     placed: set[Site] = set()
     missing: list[Call] = []
     for ex in exchanges:
+        if (
+            len(ex.calls) == 1
+            and len(ex.answers) == 1
+            and ex.answers[0][1].call_id == ex.calls[0][1].id
+        ):
+            placed.add(ex.answers[0][0])  # one call, its result in place: most turns
+            continue
         ids = [c.id for _, c in ex.calls]
         first: dict[str, Result] = {}
         for site, r in ex.answers:
@@ -136,7 +203,7 @@ def pair(exchanges: list[Exchange], messages: Sequence[Message]) -> Pairing:
         if order != sorted(order):
             p.reordered.append(ex)
     # A result outside the place the vendor looks may still answer an earlier call: "late".
-    results = [r for i, m in enumerate(messages) for r in results_in(m, i)]
+    results = _reading_of(messages).results
     loose = sorted([*p.unexpected, *(r for r in results if r[0] not in placed)])
     p.unexpected = []
     # The missing calls by id, in order: each loose result takes the first one before it.
@@ -160,15 +227,25 @@ def pair(exchanges: list[Exchange], messages: Sequence[Message]) -> Pairing:
 
 
 def adjacent_exchanges(messages: Sequence[Message]) -> list[Exchange]:
-    """OpenAI Chat and Responses: the results are the tool messages right after the call."""
+    """OpenAI Chat and Responses: the results are the tool messages right after the call.
+    (Read once for both while a :func:`reading` of ``messages`` lasts: treat as read-only.)"""
+    if (held := _read(messages)) is not None:
+        if "adjacent" not in held.memo:
+            held.memo["adjacent"] = _adjacent(messages)
+        return held.memo["adjacent"]
+    return _adjacent(messages)
+
+
+def _adjacent(messages: Sequence[Message]) -> list[Exchange]:
+    held = _reading_of(messages)
     exchanges = []
-    for i, m in enumerate(messages):
-        if calls := calls_in(m, i):
+    for i, (calls, _) in enumerate(held.parts):
+        if calls:
             k, answers = i + 1, []
             while k < len(messages) and messages[k].role == "tool":
-                answers += results_in(messages[k], k)
+                answers += held.parts[k][1]
                 k += 1
-            exchanges.append(Exchange(calls, answers, pending=ends_history(messages, i)))
+            exchanges.append(Exchange(list(calls), answers, pending=i >= held.last))
     return exchanges
 
 
@@ -187,27 +264,52 @@ class Turns:
 
 
 def merged_turns(messages: Sequence[Message]) -> Turns:
-    """``messages`` (system messages aside) as merged turns, paired turn by turn."""
+    """``messages`` (system messages aside) as merged turns, paired turn by turn. (Read once
+    for Anthropic and Bedrock while a :func:`reading` of ``messages`` lasts: treat as
+    read-only.)"""
+    if (held := _read(messages)) is not None:
+        if "merged" not in held.memo:
+            held.memo["merged"] = _merged(messages)
+        return held.memo["merged"]
+    return _merged(messages)
+
+
+def _merged(messages: Sequence[Message]) -> Turns:
+    held = _reading_of(messages)
     t = Turns([], [], [], [])
-    for i, m in (im for im in enumerate(messages) if im[1].role != "system"):
+    before = ""  # the role of the message before (system messages aside)
+    for i, m in enumerate(messages):
+        if m.role == "system":
+            continue
         role = "assistant" if m.role == "assistant" else "user"
         if t.turns and t.turns[-1][0] == role:
-            if messages[t.turns[-1][1][-1]].role == m.role:
+            if before == m.role:
                 t.repeated.append(i)
             t.turns[-1][1].append(i)
         else:
             t.turns.append((role, [i]))
-    for (_, turn), (_, nxt) in itertools.zip_longest(t.turns, t.turns[1:], fillvalue=("", [])):
-        if not (calls := [c for i in turn for c in calls_in(messages[i], i)]):
+        before = m.role
+    for k, (_, turn) in enumerate(t.turns):
+        if not (calls := [c for i in turn for c in held.parts[i][0]]):
             continue
-        answers = [r for i in nxt for r in results_in(messages[i], i)]
-        pending = ends_history(messages, calls[-1][0].index)
-        t.exchanges.append(Exchange(calls, answers, pending=pending))
-        parts = [(Site(i, j), part) for i in nxt for j, part in enumerate(messages[i].parts)]
-        other = next((s for s, part in parts if not isinstance(part, ToolResult)), None)
-        if other and any(isinstance(part, ToolResult) and s > other for s, part in parts):
+        nxt = t.turns[k + 1][1] if k + 1 < len(t.turns) else []
+        answers = [r for i in nxt for r in held.parts[i][1]]
+        t.exchanges.append(Exchange(calls, answers, pending=calls[-1][0].index >= held.last))
+        if (other := _before_results(messages, nxt)) is not None:
             t.results_not_first.append((other, calls, nxt[0]))
     return t
+
+
+def _before_results(messages: Sequence[Message], turn: list[int]) -> Site | None:
+    """The first part of ``turn`` that is not a tool result, when a result comes after it."""
+    other = None
+    for i in turn:
+        for j, part in enumerate(messages[i].parts):
+            if not isinstance(part, ToolResult):
+                other = other or Site(i, j)
+            elif other is not None:
+                return other
+    return None
 
 
 def answers_path(ex: Exchange) -> str:

@@ -14,11 +14,10 @@ from flowdebug.protocols.pairing import (
     Exchange,
     Rules,
     answers_path,
-    calls_in,
     ends_history,
     pair,
+    parts_of,
     report,
-    results_in,
 )
 from flowdebug.protocols.schema_walk import as_list, tool_path, walk
 
@@ -83,16 +82,16 @@ def history(conv: Conversation) -> list[Finding]:
     """What Gemini refuses in ``conv``'s contents."""
     msgs, out = conv.messages, []
     order = [i for i, m in enumerate(msgs) if m.role != "system"]  # system: systemInstruction
-    exchanges = []
+    exchanges, parts = [], parts_of(msgs)
     for pos, i in enumerate(order):
-        if not (calls := calls_in(msgs[i], i)):
+        if not (calls := list(parts[i][0])):
             continue
         prev = order[pos - 1] if pos else None
         nxt = order[pos + 1] if pos + 1 < len(order) else None
         if prev is None or msgs[prev].role == "assistant":
             code = "first_message_not_user" if prev is None else "consecutive_same_role"
             out.append(CALL_TURN.at(code, f"messages[{i}]", PROTOCOL))
-        answers = results_in(msgs[nxt], nxt) if nxt is not None and msgs[nxt].role == "tool" else []
+        answers = list(parts[nxt][1]) if nxt is not None and msgs[nxt].role == "tool" else []
         exchanges.append(Exchange(calls, answers, pending=ends_history(msgs, i)))
     p = pair(exchanges, msgs)
     # Gemini counts the responses first; with equal counts a wrong id is what it reports.

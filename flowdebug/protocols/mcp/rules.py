@@ -9,7 +9,7 @@ from __future__ import annotations
 from flowdebug.model import Conversation, Tool
 from flowdebug.protocols.facts import LintRules, known
 from flowdebug.protocols.findings import Finding, Rule
-from flowdebug.protocols.pairing import Exchange, Rules, calls_in, ends_history, pair, report
+from flowdebug.protocols.pairing import Exchange, Rules, ends_history, pair, parts_of, report
 
 PROTOCOL = "mcp"
 
@@ -40,9 +40,9 @@ def history(conv: Conversation) -> list[Finding]:
     names = {t.name for t in conv.tools}
     # Each tools/call is its own request: a result may come anywhere after its call.
     exchanges = [
-        Exchange(calls, [], pending=ends_history(msgs, i))
-        for i, m in enumerate(msgs)
-        if (calls := calls_in(m, i))
+        Exchange(list(calls), [], pending=ends_history(msgs, i))
+        for i, (calls, _) in enumerate(parts_of(msgs))
+        if calls
     ]
     for site, c in (c for ex in exchanges for c in ex.calls):
         if names and c.name not in names:
