@@ -187,6 +187,9 @@ def _pair(exchanges: list[Exchange], messages: Sequence[Message]) -> Pairing:
         ):
             placed.add(ex.answers[0][0])  # one call, its result in place: most turns
             continue
+        if not ex.answers:  # nothing in place (every MCP call: its result may come anywhere)
+            missing += [] if ex.pending else ex.calls
+            continue
         ids = [c.id for _, c in ex.calls]
         first: dict[str, Result] = {}
         for site, r in ex.answers:
@@ -204,7 +207,10 @@ def _pair(exchanges: list[Exchange], messages: Sequence[Message]) -> Pairing:
             p.reordered.append(ex)
     # A result outside the place the vendor looks may still answer an earlier call: "late".
     results = _reading_of(messages).results
-    loose = sorted([*p.unexpected, *(r for r in results if r[0] not in placed)])
+    loose = sorted(
+        [*p.unexpected, *(r for r in results if r[0] not in placed)],
+        key=lambda r: (r[0].index, r[0].part),  # as sites sort, without a Python __lt__ each
+    )
     p.unexpected = []
     # The missing calls by id, in order: each loose result takes the first one before it.
     # (Searching the whole list for each result was quadratic: an MCP history, where every
