@@ -104,7 +104,9 @@ def window_of(
     n = len(events)
     if window is None or n <= window:
         return 0, n
-    at = next((i for i, e in enumerate(events) if e.seq == selected), None)
+    at = None
+    if selected is not None:  # no event picked: no need to look through a long trace
+        at = next((i for i, e in enumerate(events) if e.seq == selected), None)
     lo = n - window if at is None else min(max(at - window // 2, 0), n - window)
     return lo, lo + window
 

@@ -304,6 +304,8 @@ def phase_refused(
 ) -> bool:
     """Whether the story of ``phase`` tells a refusal (a vendor refused a request sent by the
     phase's last step or before it), without telling the story."""
+    if not rejected:  # nothing refused: no need to find the phase's events in a long trace
+        return False
     mine = phase_events(events, phase)
     return bool(mine) and any(r.seq <= mine[-1].seq for r in rejected.values())
 
