@@ -52,7 +52,8 @@ Result = tuple[Site, ToolResult]
 
 @dataclass
 class Exchange:
-    """One call turn and the results found where the vendor looks for them."""
+    """One call turn and the results found where the vendor looks for them. Its lists may be
+    shared with the message table (:func:`parts_of`): read-only."""
 
     calls: list[Call]
     answers: list[Result]
@@ -80,14 +81,15 @@ class Pairing:
 # The calls and results of each message at its index, for every vendor's pairing and every
 # lint of a growing history: messages are frozen, so a message at an index always holds the
 # same parts (the entry keeps the message, so its id is not reused while it is here).
-_PARTS: dict[tuple[int, int], tuple[Message, list[Call], list[Result]]] = {}
+_PARTS: dict[tuple[int, int], tuple[Message, tuple[list[Call], list[Result]]]] = {}
 _PARTS_MAX = 50_000
 
 
 def _parts(m: Message, i: int) -> tuple[list[Call], list[Result]]:
+    """Message ``i``'s calls and results: the table's own lists, never to be changed."""
     hit = _PARTS.get((id(m), i))
     if hit is not None and hit[0] is m:
-        return hit[1], hit[2]
+        return hit[1]
     calls: list[Call] = []
     results: list[Result] = []
     if m.role == "assistant":
@@ -96,18 +98,8 @@ def _parts(m: Message, i: int) -> tuple[list[Call], list[Result]]:
         results = [(Site(i, j), p) for j, p in enumerate(m.parts) if isinstance(p, ToolResult)]
     if len(_PARTS) >= _PARTS_MAX:
         _PARTS.clear()
-    _PARTS[(id(m), i)] = (m, calls, results)
+    _PARTS[(id(m), i)] = (m, (calls, results))
     return calls, results
-
-
-def calls_in(m: Message, i: int) -> list[Call]:
-    """The tool calls of message ``i`` with their sites (none unless it is the model's)."""
-    return list(_parts(m, i)[0])
-
-
-def results_in(m: Message, i: int) -> list[Result]:
-    """The tool results of message ``i`` with their sites (none in the model's own turns)."""
-    return list(_parts(m, i)[1])
 
 
 class _Reading:
@@ -247,11 +239,16 @@ def _adjacent(messages: Sequence[Message]) -> list[Exchange]:
     exchanges = []
     for i, (calls, _) in enumerate(held.parts):
         if calls:
-            k, answers = i + 1, []
+            k = i + 1
             while k < len(messages) and messages[k].role == "tool":
-                answers += held.parts[k][1]
                 k += 1
-            exchanges.append(Exchange(list(calls), answers, pending=i >= held.last))
+            # One tool message after the call (most turns): its own list, shared, read-only.
+            answers = (
+                held.parts[i + 1][1]
+                if k == i + 2
+                else [r for j in range(i + 1, k) for r in held.parts[j][1]]
+            )
+            exchanges.append(Exchange(calls, answers, pending=i >= held.last))
     return exchanges
 
 

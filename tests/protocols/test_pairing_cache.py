@@ -16,14 +16,14 @@ def _result(i: int, text: str = "ok") -> Message:
     return Message(role="tool", parts=[ToolResult(call_id=f"c{i}", content=[Text(text=text)])])
 
 
-def test_a_message_at_its_index_is_read_once_and_a_copy_is_handed_out():
+def test_a_message_at_its_index_is_read_once():
     m = _call(1)
-    first = pairing.calls_in(m, 3)
-    assert [(s.path, c.id) for s, c in first] == [("messages[3].parts[0]", "c1")]
-    first.clear()  # a caller's list is its own
-    assert pairing.calls_in(m, 3)[0][0] is pairing.calls_in(m, 3)[0][0]  # one Site, shared
-    assert pairing.results_in(m, 3) == []
-    assert pairing.calls_in(m, 4)[0][0].index == 4  # the same message elsewhere: its own sites
+    calls, results = pairing.parts_of([_call(0), _call(2), _call(3), m])[3]
+    assert [(s.path, c.id) for s, c in calls] == [("messages[3].parts[0]", "c1")]
+    assert results == []
+    again = pairing.parts_of([m, m, m, m])
+    assert again[3][0] is calls  # the same message at the same index: the same lists
+    assert again[0][0][0][0].index == 0  # the same message elsewhere: its own sites
 
 
 def test_an_edited_history_is_judged_on_its_new_messages():
@@ -40,5 +40,5 @@ def test_the_table_is_bounded(monkeypatch):
     pairing._PARTS.clear()
     kept = [_call(i) for i in range(25)]
     for i, m in enumerate(kept):
-        assert pairing.calls_in(m, i)[0][1].id == f"c{i}"
+        assert pairing.parts_of([m] * (i + 1))[i][0][0][1].id == f"c{i}"
     assert len(pairing._PARTS) <= 10

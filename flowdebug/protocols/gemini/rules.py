@@ -84,14 +84,14 @@ def history(conv: Conversation) -> list[Finding]:
     order = [i for i, m in enumerate(msgs) if m.role != "system"]  # system: systemInstruction
     exchanges, parts = [], parts_of(msgs)
     for pos, i in enumerate(order):
-        if not (calls := list(parts[i][0])):
+        if not (calls := parts[i][0]):
             continue
         prev = order[pos - 1] if pos else None
         nxt = order[pos + 1] if pos + 1 < len(order) else None
         if prev is None or msgs[prev].role == "assistant":
             code = "first_message_not_user" if prev is None else "consecutive_same_role"
             out.append(CALL_TURN.at(code, f"messages[{i}]", PROTOCOL))
-        answers = list(parts[nxt][1]) if nxt is not None and msgs[nxt].role == "tool" else []
+        answers = parts[nxt][1] if nxt is not None and msgs[nxt].role == "tool" else []
         exchanges.append(Exchange(calls, answers, pending=ends_history(msgs, i)))
     p = pair(exchanges, msgs)
     # Gemini counts the responses first; with equal counts a wrong id is what it reports.

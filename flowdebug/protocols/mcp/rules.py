@@ -40,7 +40,7 @@ def history(conv: Conversation) -> list[Finding]:
     names = {t.name for t in conv.tools}
     # Each tools/call is its own request: a result may come anywhere after its call.
     exchanges = [
-        Exchange(list(calls), [], pending=ends_history(msgs, i))
+        Exchange(calls, [], pending=ends_history(msgs, i))
         for i, (calls, _) in enumerate(parts_of(msgs))
         if calls
     ]
