@@ -14,7 +14,7 @@ from flowdebug.model import Message
 from flowdebug.players import ManualPlayer
 from flowdebug.render import Style, to_png, to_svg
 from flowdebug.views.aligned import WINDOW as ALIGNED_WINDOW
-from flowdebug.views.debugger import PHASE_TITLES, edited_arguments, graphs, phase_now
+from flowdebug.views.debugger import PHASE_TITLES, edited_arguments, graphs, lint_ahead, phase_now
 from flowdebug.views.debugger import WINDOW as GRAPH_WINDOW
 from flowdebug.views.history import part_summary
 from pages import actions, common, play, projector
@@ -425,6 +425,7 @@ def _cycle() -> None:
     _graphs(bar, s)
     _history(s)
     common.refresh_status(step=False)  # the bar says the step: sent when the status changes
+    lint_ahead(s.state, common.chosen_protocols())  # a long history's next request, between Steps
     if _separate():  # the aligned view's own script makes the call
         projector.follow_step(s.state.step)
 

@@ -3,6 +3,8 @@ lints only a request it has not judged, and an edit is judged afresh."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from flowdebug.engine import trace, verdicts
@@ -75,3 +77,100 @@ def test_an_edit_is_judged_again(lints):
     s.edit_message(2, whole.conversation.messages[2].model_dump(mode="json"))  # result back
     assert rejections(s.conversation, s.state.events, NAMES) == {}
     assert len(lints) > runs
+
+
+def long_session(messages: int = verdicts.AHEAD_FROM) -> Session:
+    """The runaway cycle stepped until its history holds ``messages`` and its next Step sends
+    the results back (the request a lint ahead is for)."""
+    s = Session.from_scenario("runaway")
+    s.state.policy = s.state.policy.model_copy(update={"max_rounds": 10_000})
+    while len(s.conversation.messages) < messages or s.state.next_phase != "continuation":
+        s.step()
+    return s
+
+
+def test_a_long_historys_next_request_is_linted_between_the_steps(lints):
+    s = long_session()
+    thread = verdicts.VERDICTS.ahead(s.conversation, NAMES, trace.check_conversation)
+    assert thread is not None and thread.name == "flowdebug-lint-ahead"
+    thread.join(10)
+    assert not thread.is_alive()  # the thread ends with its lint
+    assert lints == [len(s.conversation.messages)]
+    s.step()  # the continuation: the request just linted
+    assert s.state.events[-1].kind == "continuation"
+    rejections(s.conversation, s.state.events, NAMES)
+    assert len(lints) == 1  # the Step found its verdict ready
+
+
+def test_the_debugger_asks_for_a_lint_ahead_only_before_a_continuation(monkeypatch):
+    from flowdebug.views import debugger
+
+    asked: list[tuple[int, str]] = []
+    monkeypatch.setattr(
+        debugger.VERDICTS,
+        "ahead",
+        lambda conv, chosen: asked.append((len(conv.messages), ",".join(chosen))),
+    )
+    s = Session.from_scenario("runaway")
+    expected = []
+    for _ in range(10):  # declaration, then (request, execution, continuation) three times
+        s.step()
+        debugger.lint_ahead(s.state, NAMES)
+        debugger.lint_ahead(s.state, ())  # no vendor shown: nothing to lint
+        if s.state.next_phase == "continuation":
+            expected.append((len(s.conversation.messages), ",".join(NAMES)))
+    assert len(expected) == 3 and asked == expected
+
+
+def test_short_histories_are_not_linted_ahead(lints):
+    s = Session.from_scenario("runaway")
+    s.run()
+    assert verdicts.VERDICTS.ahead(s.conversation, NAMES) is None
+    assert lints == []
+
+
+def test_a_step_waits_for_the_lint_ahead_of_its_request_instead_of_linting_it_twice():
+    cache = verdicts.Verdicts()
+    s = long_session()
+    started, release, runs = threading.Event(), threading.Event(), []
+
+    def slow(conv, chosen):
+        runs.append(threading.current_thread().name)
+        started.set()
+        release.wait(10)
+        return [f"{len(conv.messages)} messages"]
+
+    thread = cache.ahead(s.conversation, NAMES, slow, delay=0)
+    assert thread is not None and started.wait(10)
+    assert cache.ahead(s.conversation, NAMES, slow, delay=0) is None  # one at a time
+    got: list = []
+    step = threading.Thread(
+        target=lambda: got.append(
+            cache.findings(s.conversation, len(s.conversation.messages), NAMES, slow)
+        )
+    )
+    step.start()
+    step.join(0.3)
+    assert step.is_alive()  # the Step waits for the lint under way...
+    release.set()
+    step.join(10)
+    thread.join(10)
+    assert runs == ["flowdebug-lint-ahead"]  # ...and uses its verdict: one lint
+    assert got == [[f"{len(s.conversation.messages)} messages"]]
+
+
+def test_a_failed_lint_ahead_leaves_the_step_to_lint_and_report_it():
+    cache = verdicts.Verdicts()
+    s = long_session()
+    calls: list[str] = []
+
+    def broken(conv, chosen):
+        calls.append(threading.current_thread().name)
+        raise RuntimeError("lint failed")
+
+    thread = cache.ahead(s.conversation, NAMES, broken, delay=0)
+    assert thread is not None
+    thread.join(10)
+    with pytest.raises(RuntimeError, match="lint failed"):
+        cache.findings(s.conversation, len(s.conversation.messages), NAMES, broken)
+    assert len(calls) == 2 and calls[0] == "flowdebug-lint-ahead"

@@ -24,6 +24,7 @@ from flowdebug.engine.trace import (
     sequence,
 )
 from flowdebug.engine.validation import argument_errors
+from flowdebug.engine.verdicts import VERDICTS
 from flowdebug.errors import CodecError
 from flowdebug.model import Conversation, Message, ModelResponse
 from flowdebug.render import Style, to_dot, to_mermaid
@@ -157,6 +158,14 @@ def refusals(
     if len(_REJECTIONS) > 64:
         _REJECTIONS.popitem(last=False)
     return found
+
+
+def lint_ahead(state: SessionState, names: Sequence[str]) -> None:
+    """When the next Step sends the results back (the continuation: a request carrying the
+    history as it stands), lint that request now, between the Steps, for the vendors ``names``
+    (see :meth:`~flowdebug.engine.verdicts.Verdicts.ahead`: long histories only)."""
+    if state.next_phase == "continuation" and state.status == "ready" and names:
+        VERDICTS.ahead(state.conversation, tuple(names))
 
 
 def graphs(
