@@ -122,11 +122,39 @@ def test_the_debugger_asks_for_a_lint_ahead_only_before_a_continuation(monkeypat
     assert len(expected) == 3 and asked == expected
 
 
-def test_short_histories_are_not_linted_ahead(lints):
+def test_short_histories_and_judged_requests_are_not_linted_ahead():
+    cache, runs = verdicts.Verdicts(), []
+
+    def counted(conv, chosen):
+        runs.append(len(conv.messages))
+        return []
+
+    short = Session.from_scenario("weather")
+    short.run()
+    assert len(short.conversation.messages) < verdicts.AHEAD_FROM
+    assert cache.ahead(short.conversation, NAMES, counted, delay=0) is None
+    s = long_session()
+    cache.findings(s.conversation, len(s.conversation.messages), NAMES, counted)
+    assert cache.ahead(s.conversation, NAMES, counted, delay=0) is None  # judged already
+    assert runs == [len(s.conversation.messages)]
+    assert not [t for t in threading.enumerate() if t.name == "flowdebug-lint-ahead"]
+
+
+def test_no_lint_ahead_when_the_round_cap_halts_the_cycle_instead(monkeypatch):
+    from flowdebug.views import debugger
+
+    asked: list[int] = []
+    monkeypatch.setattr(
+        debugger.VERDICTS, "ahead", lambda conv, chosen: asked.append(len(conv.messages))
+    )
     s = Session.from_scenario("runaway")
-    s.run()
-    assert verdicts.VERDICTS.ahead(s.conversation, NAMES) is None
-    assert lints == []
+    s.state.policy = s.state.policy.model_copy(update={"max_rounds": 1})
+    while s.state.next_phase != "continuation":
+        s.step()
+    debugger.lint_ahead(s.state, NAMES)
+    assert asked == []
+    s.step()
+    assert s.state.status == "halted"  # the continuation sent nothing
 
 
 def test_a_step_waits_for_the_lint_ahead_of_its_request_instead_of_linting_it_twice():

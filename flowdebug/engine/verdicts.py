@@ -52,7 +52,7 @@ class Verdicts:
             OrderedDict()
         )
         self._working: dict[tuple[Any, ...], threading.Event] = {}
-        self._ahead: threading.Thread | None = None
+        self._ahead = False  # a lint ahead is under way (one at a time in the process)
 
     @staticmethod
     def _settings(conv: Conversation) -> tuple[Any, ...]:
@@ -74,14 +74,19 @@ class Verdicts:
         self._entries.move_to_end(key)
         return found
 
+    def _request(
+        self, conv: Conversation, n: int, chosen: tuple[str, ...]
+    ) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
+        """The cache's key for a request, the messages it carried and its settings."""
+        prefix = tuple(conv.messages[:n])
+        return (chosen, n, id(prefix[-1]) if prefix else 0), prefix, self._settings(conv)
+
     def findings(
         self, conv: Conversation, n: int, chosen: tuple[str, ...], lint: Lint | None = None
     ) -> list[Finding]:
         """``lint`` (the linter's ``check_conversation``) of the request that carried
         ``conv``'s first ``n`` messages, for the protocols ``chosen``."""
-        prefix = tuple(conv.messages[:n])
-        key = (chosen, n, id(prefix[-1]) if prefix else 0)
-        settings = self._settings(conv)
+        key, prefix, settings = self._request(conv, n, chosen)
         mine: threading.Event | None = None
         while mine is None:
             with self._lock:
@@ -121,29 +126,41 @@ class Verdicts:
         and one lint ahead at a time in the process: while one runs, another is not started
         (that Step lints its request itself, as without this). The thread ends with its lint;
         nothing else is kept but the verdict. Returns the thread started, if any."""
-        if len(conv.messages) < AHEAD_FROM or not chosen:
+        n = len(conv.messages)
+        if n < AHEAD_FROM or not chosen:
             return None
+        key, prefix, settings = self._request(conv, n, chosen)
         with self._lock:
-            if self._ahead is not None and self._ahead.is_alive():
+            # Judged already (a rerun that changed nothing), or one under way: nothing to do.
+            held = self._held(key, prefix, settings) is not None
+            if self._ahead or key in self._working or held:
                 return None
-            thread = threading.Thread(
-                target=self._lint_ahead,
-                args=(conv, chosen, lint, delay),
-                name="flowdebug-lint-ahead",
-                daemon=True,
-            )
-            self._ahead = thread
-        thread.start()
+            self._ahead = True
+        thread = threading.Thread(
+            target=self._lint_ahead,
+            args=(conv, chosen, lint, delay),
+            name="flowdebug-lint-ahead",
+            daemon=True,
+        )
+        try:
+            thread.start()
+        except RuntimeError:  # no thread to be had: the Step lints its request itself
+            with self._lock:
+                self._ahead = False
+            return None
         return thread
 
     def _lint_ahead(
         self, conv: Conversation, chosen: tuple[str, ...], lint: Lint | None, delay: float
     ) -> None:
-        time.sleep(delay)
         try:
+            time.sleep(delay)
             self.findings(conv, len(conv.messages), chosen, lint)
         except Exception:  # the Step that sends the request lints it again, and says why
             log.debug("lint ahead failed", exc_info=True)
+        finally:
+            with self._lock:
+                self._ahead = False
 
     def clear(self) -> None:
         with self._lock:

@@ -164,7 +164,8 @@ def lint_ahead(state: SessionState, names: Sequence[str]) -> None:
     """When the next Step sends the results back (the continuation: a request carrying the
     history as it stands), lint that request now, between the Steps, for the vendors ``names``
     (see :meth:`~flowdebug.engine.verdicts.Verdicts.ahead`: long histories only)."""
-    if state.next_phase == "continuation" and state.status == "ready" and names:
+    sends = state.next_phase == "continuation" and state.round < state.policy.max_rounds
+    if sends and state.status == "ready" and names:  # (at the round cap the cycle halts)
         VERDICTS.ahead(state.conversation, tuple(names))
 
 
