@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from flowdebug.model import Message, ToolCall, ToolResult
 from flowdebug.protocols.findings import Finding, Rule
@@ -32,6 +32,7 @@ CODES = {
     "reordered": "results_reordered",
 }
 Rules = dict[str, Rule]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -112,7 +113,7 @@ class _Reading:
         self.parts = [_parts(m, i) for i, m in enumerate(messages)]
         self.last = max((i for i, m in enumerate(messages) if m.role != "system"), default=-1)
         self.results = [r for _, results in self.parts for r in results]
-        self.memo: dict[str, Any] = {}
+        self.memo: dict[Hashable, Any] = {}
 
 
 _local = threading.local()
@@ -140,6 +141,15 @@ def _reading_of(messages: Sequence[Message]) -> _Reading:
     return _read(messages) or _Reading(messages)
 
 
+def _once(messages: Sequence[Message], key: Hashable, build: Callable[[], T]) -> T:
+    """``build()`` once for the whole :func:`reading` of ``messages`` (outside one: each call)."""
+    if (held := _read(messages)) is None:
+        return build()
+    if key not in held.memo:
+        held.memo[key] = build()
+    return held.memo[key]
+
+
 def parts_of(messages: Sequence[Message]) -> list[tuple[list[Call], list[Result]]]:
     """Each message's calls and results with their sites, by index (read once for a whole
     lint while a :func:`reading` of ``messages`` lasts): shared lists, read-only."""
@@ -159,12 +169,9 @@ def pair(exchanges: list[Exchange], messages: Sequence[Message]) -> Pairing:
     ``exchanges``. While a :func:`reading` lasts, the same exchanges (Anthropic's and
     Bedrock's merged turns, Chat's and Responses' adjacent ones) are paired once: each caller
     gets its own Pairing, whose fields it may replace but whose lists it must not change."""
-    if (held := _read(messages)) is None:
-        return _pair(exchanges, messages)
-    key = f"pair {id(exchanges)}"
-    if (hit := held.memo.get(key)) is None or hit[0] is not exchanges:
-        hit = held.memo[key] = (exchanges, _pair(exchanges, messages))
-    return copy.copy(hit[1])
+    # The entry keeps the exchanges, so their id is not reused while the reading lasts.
+    key = ("pair", id(exchanges))
+    return copy.copy(_once(messages, key, lambda: (exchanges, _pair(exchanges, messages)))[1])
 
 
 def _pair(exchanges: list[Exchange], messages: Sequence[Message]) -> Pairing:
@@ -227,11 +234,7 @@ def _pair(exchanges: list[Exchange], messages: Sequence[Message]) -> Pairing:
 def adjacent_exchanges(messages: Sequence[Message]) -> list[Exchange]:
     """OpenAI Chat and Responses: the results are the tool messages right after the call.
     (Read once for both while a :func:`reading` of ``messages`` lasts: treat as read-only.)"""
-    if (held := _read(messages)) is not None:
-        if "adjacent" not in held.memo:
-            held.memo["adjacent"] = _adjacent(messages)
-        return held.memo["adjacent"]
-    return _adjacent(messages)
+    return _once(messages, "adjacent", lambda: _adjacent(messages))
 
 
 def _adjacent(messages: Sequence[Message]) -> list[Exchange]:
@@ -270,11 +273,7 @@ def merged_turns(messages: Sequence[Message]) -> Turns:
     """``messages`` (system messages aside) as merged turns, paired turn by turn. (Read once
     for Anthropic and Bedrock while a :func:`reading` of ``messages`` lasts: treat as
     read-only.)"""
-    if (held := _read(messages)) is not None:
-        if "merged" not in held.memo:
-            held.memo["merged"] = _merged(messages)
-        return held.memo["merged"]
-    return _merged(messages)
+    return _once(messages, "merged", lambda: _merged(messages))
 
 
 def _merged(messages: Sequence[Message]) -> Turns:
