@@ -12,7 +12,6 @@ from flowdebug.cli.main import main
 from flowdebug.engine.faults import apply_protocol_faults, apply_request_faults, parse_fault
 from flowdebug.errors import CodecError, UsageError
 from flowdebug.lint.linter import (
-    PROTOCOLS,
     Finding,
     format_finding,
     has_errors,
@@ -26,6 +25,7 @@ from tests import cases as C
 from tests.paths import WIRE as REFERENCE
 
 PARIS, TOKYO = C.PARIS.id, C.TOKYO.id
+PROTOCOLS = tuple(protocols.PROTOCOLS)  # the registry's names, in its order
 WEATHER = C.WEATHER_TOOL
 
 # The vendors' own texts, written out here so a change in the linter's wording shows up.

@@ -18,8 +18,9 @@ from flowdebug.engine.handlers import ToolEntry, Toolset
 from flowdebug.errors import CodecError
 from flowdebug.model import Tool
 from flowdebug.protocols.base import ConversionWarning
-from flowdebug.protocols.convert import CANONICAL, Decoded, decode
-from flowdebug.protocols.tools import Envelope, tool_envelope, tool_shape
+from flowdebug.protocols.facts import BareTool
+from flowdebug.protocols.convert import CANONICAL, Decoded, decode, is_canonical
+from flowdebug.protocols.tools import Envelope, bare_tools, tool_envelope, tool_shape
 
 DEFAULT_RESULT = "ok"  # what an imported tool answers until someone gives it a handler
 
@@ -28,10 +29,6 @@ _KIND_TITLES = {
     "tools_call": "tools/call request",
     "call_result": "tools/call result",
 }
-_EXPECTED = (
-    'expected "input_schema" (Anthropic), "type": "function" (OpenAI Chat / Responses), '
-    '"functionDeclarations" or "parameters" (Gemini) or "inputSchema" (MCP)'
-)
 
 
 @dataclass(frozen=True)
@@ -70,7 +67,7 @@ def parse_tools(source: str | Any) -> ImportedTools:
         envelope = tool_envelope(payload["tools"], "$.tools")
         if envelope is None:
             raise _unknown_shape(payload["tools"], "$.tools")
-    if envelope is None and protocols.detect(payload) is None and not _canonical(payload):
+    if envelope is None and protocols.detect(payload) is None and not is_canonical(payload):
         raise _unknown_shape(payload, "$")
     try:
         decoded = decode(envelope.request, envelope.protocol) if envelope else decode(payload)
@@ -98,38 +95,31 @@ def tools_only(payload: Any) -> bool:
     )
 
 
-def _canonical(payload: Any) -> bool:
-    """Canonical conversation JSON (every message has ``parts``)."""
-    messages = payload.get("messages") if isinstance(payload, dict) else None
-    return isinstance(messages, list) and all(
-        isinstance(m, dict) and "parts" in m for m in messages
-    )
-
-
 def _unknown_shape(payload: Any, path: str) -> CodecError:
     if isinstance(payload, list):
         if not payload:
             return CodecError("input", path, "the list is empty: there are no tools to import")
-        first_shape = None
+        first_shape: BareTool | None = None
         for i, item in enumerate(payload):
             if not isinstance(item, dict):
                 kind = type(item).__name__
                 return CodecError("input", f"{path}[{i}]", f"expected a tool object, got {kind}")
-            shape = tool_shape(item)
-            if shape is None:
+            found = tool_shape(item)
+            if found is None:
                 keys = ", ".join(item) or "none"
                 return CodecError(
                     "input",
                     f"{path}[{i}]",
-                    f"not a tool declaration of any vendor (keys: {keys}); {_EXPECTED}",
+                    f"not a tool declaration of any vendor (keys: {keys}); {_expected()}",
                 )
+            shape = found[1]
             if first_shape is None:
                 first_shape = shape
             elif shape != first_shape:
                 return CodecError(
                     "input",
                     f"{path}[{i}]",
-                    f"an {_shape_title(shape)} after {_shape_title(first_shape)}s: paste one "
+                    f"an {shape.title} after {first_shape.title}s: paste one "
                     "vendor's format at a time",
                 )
     if isinstance(payload, dict):
@@ -138,7 +128,7 @@ def _unknown_shape(payload: Any, path: str) -> CodecError:
             "input",
             path,
             "not a tool, a tools list or a request of any known protocol "
-            f"({', '.join(protocols.PROTOCOLS)}); keys found: {keys}; {_EXPECTED}",
+            f"({', '.join(protocols.PROTOCOLS)}); keys found: {keys}; {_expected()}",
         )
     kind = type(payload).__name__
     return CodecError("input", path, f"expected a JSON object or list of tools, got {kind}")
@@ -160,11 +150,11 @@ def _declared(decoded: Decoded) -> list[Tool]:
     return list(tools)
 
 
-def _shape_title(shape: str) -> str:
-    """One declaration in a vendor's spelling, as the page names it (a list adds "s list")."""
-    if shape == "gemini-tool":  # a Gemini Tool object, holding functionDeclarations
-        return "Gemini tool"
-    return protocols.facts(shape).tool_title
+def _expected() -> str:
+    """What a bare declaration of each registered vendor holds, for a paste no vendor reads:
+    ``expected "input_schema" (Anthropic tool), ... or "toolSpec" (Bedrock toolSpec)``."""
+    each = [f"{bare.keys} ({bare.title})" for _, bare in bare_tools()]
+    return "expected " + (", ".join(each[:-1]) + " or " if len(each) > 1 else "") + each[-1]
 
 
 def _title(protocol: str) -> str:
@@ -174,7 +164,7 @@ def _title(protocol: str) -> str:
 def _describe(decoded: Decoded, envelope: Envelope | None) -> str:
     if envelope is not None:
         many = not envelope.inner.endswith("]")
-        return _shape_title(envelope.shape) + ("s list" if many else "")
+        return envelope.shape.title + ("s list" if many else "")
     kind = _KIND_TITLES.get(decoded.kind, decoded.kind)
     if decoded.protocol == "mcp" and decoded.kind == "tools_list":
         kind = "tools/list result"

@@ -29,12 +29,11 @@ from flowdebug.lint.finding import Finding, Level
 from flowdebug.lint.protocol import check_conversation, check_response
 from flowdebug.lint.tools import check_tools
 from flowdebug.model import Conversation, Tool
-from flowdebug.protocols import PROTOCOLS as CODECS
+from flowdebug.protocols import PROTOCOLS
 from flowdebug.protocols.convert import decode
 from flowdebug.protocols.tools import tool_envelope
 
 __all__ = [
-    "PROTOCOLS",
     "Finding",
     "Level",
     "format_finding",
@@ -44,12 +43,10 @@ __all__ = [
     "lint_tools",
 ]
 
-PROTOCOLS: tuple[str, ...] = tuple(CODECS)  # the CLI names, in registry order
-
 
 def _select(protocols: str | Iterable[str] | None) -> tuple[str, ...]:
     if protocols is None:
-        return PROTOCOLS
+        return tuple(PROTOCOLS)  # the registry's, in its order
     chosen = (protocols,) if isinstance(protocols, str) else tuple(protocols)
     unknown = [p for p in chosen if p not in PROTOCOLS]
     if unknown:
@@ -60,7 +57,7 @@ def _select(protocols: str | Iterable[str] | None) -> tuple[str, ...]:
 def lint_tools(
     tools: Sequence[Tool], protocols: str | Iterable[str] | None = None
 ) -> list[Finding]:
-    """Findings on tool declarations, for ``protocols`` (all five when None)."""
+    """Findings on tool declarations, for ``protocols`` (every registered vendor when None)."""
     return check_tools(tools, _select(protocols))
 
 

@@ -1,6 +1,7 @@
 """The wire protocols, one pure codec each, in a plain registry.
 
-A vendor is one folder (``protocols/<vendor>/``: its codec and its facts) and one line here.
+A vendor is one folder (``protocols/<vendor>/``: its codec and its facts) and one line here;
+:func:`register` adds one at run time (a plugin, a test's toy vendor).
 """
 
 from __future__ import annotations
@@ -18,18 +19,18 @@ from flowdebug.protocols import (
 )
 from flowdebug.protocols.base import Codec, ConversionWarning, Converted, Kind
 from flowdebug.protocols.facts import Facts
+from flowdebug.protocols.registry import PROTOCOLS, register, unregister
 
-PROTOCOLS: dict[str, Codec] = {
-    c.name: c
-    for c in (
-        anthropic.CODEC,
-        openai_chat.CODEC,
-        openai_responses.CODEC,
-        gemini.CODEC,
-        mcp.CODEC,
-        bedrock.CODEC,
-    )
-}
+# The registry line: one entry per vendor folder, in the order lists and menus show them.
+for _codec in (
+    anthropic.CODEC,
+    openai_chat.CODEC,
+    openai_responses.CODEC,
+    gemini.CODEC,
+    mcp.CODEC,
+    bedrock.CODEC,
+):
+    register(_codec)
 
 __all__ = [
     "PROTOCOLS",
@@ -42,6 +43,8 @@ __all__ = [
     "facts",
     "get",
     "model_protocols",
+    "register",
+    "unregister",
 ]
 
 

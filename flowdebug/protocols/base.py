@@ -14,7 +14,8 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from flowdebug.errors import CodecError
 from flowdebug.model import Conversation, ModelResponse, Thinking
-from flowdebug.protocols.facts import Facts, known
+from flowdebug.protocols.facts import Facts
+from flowdebug.protocols.registry import known
 
 T = TypeVar("T")
 

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+from urllib.parse import urlsplit
 
 from flowdebug.model import Conversation, Tool
 from flowdebug.protocols.findings import Finding, Rule
@@ -149,6 +150,22 @@ class SdkRewrite:
 
 
 @dataclass(frozen=True)
+class BareTool:
+    """One tool declaration as pasted alone (from docs, a log, another project) in this
+    vendor's spelling, and the smallest request of the vendor that holds a list of them, so
+    its codec reads them (``protocols/tools.py``; the Tools page's paste, ``flowdebug lint``).
+
+    Recognisers are tried in registry order, a vendor's own in the order it lists them.
+    """
+
+    title: str  # one declaration as the page names it: "Anthropic tool" (a list adds "s list")
+    keys: str  # what tells it apart, for the paste error: '"input_schema"'
+    recognise: Callable[[dict[str, Any]], bool]
+    request: Callable[[list[Any]], dict[str, Any]]  # the smallest request holding the list
+    inner: str = "$.tools"  # where the list sits in that request
+
+
+@dataclass(frozen=True)
 class Facts:
     """One vendor protocol, as the code outside its codec needs to know it."""
 
@@ -173,7 +190,7 @@ class Facts:
     # Where a request keeps its tool list, and one declaration inside an entry of it.
     tools_path: tuple[str, ...] = ("tools",)
     declaration_path: tuple[str | int, ...] = ()
-    tool_title: str = "tool"  # one bare tool declaration in this vendor's spelling
+    bare_tools: tuple[BareTool, ...] = ()  # bare declarations in this vendor's spelling
     # Streaming: whether each SSE event has an ``event:`` line naming its type; and how the
     # stream is framed on the wire (server-sent events, or AWS event-stream binary frames
     # typed by their ``:event-type`` header, the event object's one key).
@@ -201,23 +218,19 @@ class Facts:
     lint: LintRules = LintRules()  # the linter's rules that are code (``<vendor>/rules.py``)
     stream_arguments: StreamArguments | None = None  # tool-call arguments growing in a stream
     # The live player: the official Python SDK it sends through (None: no live player), the
-    # client method it calls (dotted, from the client), and the rewrites that SDK makes.
+    # module whose ``send`` sends through it (named, not imported: players/ is a floor above
+    # protocols/), the client method it calls (dotted, from the client), the rewrites that SDK
+    # makes, and the names of the SDK's loggers (``flowdebug -vv`` shows them).
     sdk: str | None = None
+    sdk_sender: str | None = None
+    sdk_loggers: tuple[str, ...] = ()
     sdk_method: str | None = None
     sdk_rewrites: tuple[SdkRewrite, ...] = ()
     # The variable whose "Name: value" lines the SDK adds to every request's headers by itself.
     sdk_headers_env: str | None = None
 
-
-_KNOWN: dict[str, Facts] = {}
-
-
-def register(facts: Facts) -> Facts:
-    """Declare a vendor (its ``facts.py`` does, once): its name and id rules then apply."""
-    _KNOWN[facts.name] = facts
-    return facts
-
-
-def known(name: str) -> Facts:
-    """The facts of the vendor called ``name`` (KeyError for one never declared)."""
-    return _KNOWN[name]
+    @property
+    def base_path(self) -> str:
+        """The path the SDK's default ``base_url`` ends in (OpenAI's ``/v1``; "" for none), so
+        a server standing in for the vendor (the emulator) is given to the SDK with it."""
+        return urlsplit(self.base_url or "").path.rstrip("/")

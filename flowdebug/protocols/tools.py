@@ -1,10 +1,17 @@
 """Bare tool declarations recognised in any vendor's spelling and wrapped in the smallest
-request of that vendor, so its codec reads them (pasted tools, ``flowdebug lint`` on a list)."""
+request of that vendor, so its codec reads them (pasted tools, ``flowdebug lint`` on a list).
+
+Each vendor declares its spellings in its facts (:class:`~flowdebug.protocols.facts.BareTool`);
+this module only asks them, in registry order."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from flowdebug.protocols.facts import BareTool
+from flowdebug.protocols.registry import PROTOCOLS
 
 
 @dataclass(frozen=True)
@@ -17,7 +24,7 @@ class Envelope:
 
     protocol: str
     request: dict[str, Any]
-    shape: str
+    shape: BareTool
     inner: str
     outer: str = "$"
 
@@ -29,23 +36,19 @@ class Envelope:
         return codec_path
 
 
-def tool_shape(tool: Any) -> str | None:
-    """Which vendor spells this one declaration so (``gemini-tool``: a Gemini Tool object
-    holding ``functionDeclarations``; ``gemini``: one FunctionDeclaration), or None."""
+def bare_tools() -> Iterator[tuple[str, BareTool]]:
+    """Every vendor's bare tool spellings, with the vendor's name, in registry order."""
+    for name, codec in PROTOCOLS.items():
+        for bare in codec.facts.bare_tools:
+            yield name, bare
+
+
+def tool_shape(tool: Any) -> tuple[str, BareTool] | None:
+    """Which vendor spells this one declaration so, and which of its spellings it is; None
+    when no vendor's recogniser takes it."""
     if not isinstance(tool, dict):
         return None
-    if "input_schema" in tool:
-        return "anthropic"
-    if tool.get("type") == "function":
-        return "openai-chat" if "function" in tool else "openai-responses"
-    if "functionDeclarations" in tool or "function_declarations" in tool:
-        return "gemini-tool"
-    params = ("parametersJsonSchema", "parameters_json_schema", "parameters")
-    if "name" in tool and any(k in tool for k in params):
-        return "gemini"  # a FunctionDeclaration
-    if "name" in tool and "inputSchema" in tool:
-        return "mcp"
-    return None
+    return next(((n, b) for n, b in bare_tools() if b.recognise(tool)), None)
 
 
 def tool_envelope(payload: Any, outer: str = "$") -> Envelope | None:
@@ -58,24 +61,8 @@ def tool_envelope(payload: Any, outer: str = "$") -> Envelope | None:
     shapes = {tool_shape(t) for t in tools}
     if len(shapes) != 1 or None in shapes:
         return None
-    shape = shapes.pop()
-    assert shape is not None
-    at = "$.tools" if many else "$.tools[0]"
-    match shape:
-        case "anthropic":
-            request = {"model": "-", "max_tokens": 1, "messages": [], "tools": tools}
-            return Envelope("anthropic", request, shape, at, outer)
-        case "openai-chat":
-            request = {"model": "-", "messages": [], "tools": tools}
-            return Envelope("openai-chat", request, shape, at, outer)
-        case "openai-responses":
-            request = {"model": "-", "input": [], "tools": tools}
-            return Envelope("openai-responses", request, shape, at, outer)
-        case "gemini-tool":
-            return Envelope("gemini", {"contents": [], "tools": tools}, shape, at, outer)
-        case "gemini":
-            request = {"contents": [], "tools": [{"functionDeclarations": tools}]}
-            at = "$.tools[0].functionDeclarations" + ("" if many else "[0]")
-            return Envelope("gemini", request, shape, at, outer)
-        case _:
-            return Envelope("mcp", {"tools": tools}, shape, at, outer)
+    found = shapes.pop()
+    assert found is not None
+    protocol, bare = found
+    at = bare.inner + ("" if many else "[0]")
+    return Envelope(protocol, bare.request(tools), bare, at, outer)

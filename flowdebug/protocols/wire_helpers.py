@@ -12,7 +12,7 @@ from typing import Any
 
 from flowdebug.model import Details
 from flowdebug.protocols.base import Warnings, expect
-from flowdebug.protocols.facts import known
+from flowdebug.protocols.registry import known
 
 
 def own(protocol: str, details: Details, w: Warnings, path: str) -> dict[str, Any]:

@@ -4,9 +4,7 @@ through the registry: the linter, the argument replay and the live player know n
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import re
-from pathlib import Path
 
 import pytest
 
@@ -15,25 +13,6 @@ from flowdebug.lint.linter import lint_conversation, lint_tools
 from flowdebug.model import Conversation, Message, Text, Tool, ToolCall
 from flowdebug.protocols.facts import LintRules
 from flowdebug.protocols.findings import Finding, Rule
-
-ROOT = Path(__file__).resolve().parents[2] / "flowdebug"
-NAMES = r"anthropic|openai[-_]chat|openai[-_]responses|gemini|bedrock"
-# A comparison, a membership test, a case or a dict key on a model vendor's name (MCP is
-# also the name of a layer, flowdebug/mcp/, so it is left out).
-BRANCH = re.compile(
-    rf"""(==|!=|\bin\b|\bcase\b)\s*[\(\[{{]?\s*["']({NAMES})["']|["']({NAMES})["']\s*(==|!=|:\s)"""
-)
-
-
-def test_no_module_outside_protocols_branches_on_a_vendor_name():
-    hits = [
-        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
-        for path in sorted(ROOT.rglob("*.py"))
-        if "protocols" not in path.relative_to(ROOT).parts
-        for n, line in enumerate(path.read_text("utf-8").splitlines(), 1)
-        if BRANCH.search(line)
-    ]
-    assert hits == []
 
 
 @pytest.mark.parametrize("name", protocols.PROTOCOLS)
@@ -71,23 +50,27 @@ def _first_call_id(body):
     return match.group(1)
 
 
-def _toy(monkeypatch, lint: LintRules) -> str:
-    """A vendor that only this test knows, registered the way a new folder would be."""
-    base = protocols.get("anthropic")
-    toy_facts = dataclasses.replace(base.facts, name="toy", lint=lint, turn_rules=None)
+@pytest.fixture
+def toy():
+    """Registers a vendor that only this test knows, the way a new folder would be (its
+    codec through the registry's public function), and removes it afterwards."""
 
-    class Toy:
-        name = title = "toy"
-        facts = toy_facts
+    def register(lint: LintRules) -> str:
+        base = protocols.get("anthropic")
+        toy_facts = dataclasses.replace(base.facts, name="toy", lint=lint, turn_rules=None)
 
-    monkeypatch.setitem(protocols.PROTOCOLS, "toy", Toy())
-    # The registry of declared facts (protocols.facts.register) learns the toy too.
-    declared = importlib.import_module("flowdebug.protocols.facts")._KNOWN
-    monkeypatch.setitem(declared, "toy", toy_facts)
-    return "toy"
+        class Toy:
+            name = title = "toy"
+            facts = toy_facts
+
+        protocols.register(Toy())  # type: ignore[arg-type]  # facts only: no codec is called
+        return "toy"
+
+    yield register
+    protocols.unregister("toy")
 
 
-def test_the_linter_applies_a_new_vendors_declared_rules_without_knowing_it(monkeypatch):
+def test_the_linter_applies_a_new_vendors_declared_rules_without_knowing_it(toy):
     def history(conv: Conversation) -> list[Finding]:
         return [
             Rule("error", "{n} messages").at("toy_history", "messages", "toy", n=len(conv.messages))
@@ -96,11 +79,7 @@ def test_the_linter_applies_a_new_vendors_declared_rules_without_knowing_it(monk
     def tool(i: int, t: Tool) -> list[Finding]:
         return [Rule("warning", "tool {name}").at("toy_tool", f"tools[{i}]", "toy", name=t.name)]
 
-    name = _toy(
-        monkeypatch,
-        LintRules(history=history, tool=tool, duplicate_tool=Rule("error", "again {name}")),
-    )
-    monkeypatch.setattr("flowdebug.lint.linter.PROTOCOLS", (*protocols.PROTOCOLS,))
+    name = toy(LintRules(history=history, tool=tool, duplicate_tool=Rule("error", "again {name}")))
     tools = [Tool(name="a", description="Adds two numbers."), Tool(name="a", description="Adds.")]
     conv = Conversation(tools=tools, messages=[Message(role="user", parts=[Text(text="hi")])])
     mine = [
@@ -114,14 +93,13 @@ def test_the_linter_applies_a_new_vendors_declared_rules_without_knowing_it(monk
     ]
 
 
-def test_a_vendors_own_name_check_replaces_the_generic_one_unless_it_declines(monkeypatch):
+def test_a_vendors_own_name_check_replaces_the_generic_one_unless_it_declines(toy):
     def name_check(i: int, t: Tool) -> list[Finding] | None:
         if t.name.startswith("x"):
             return []  # the vendor takes it, whatever its pattern says
         return None
 
-    name = _toy(monkeypatch, LintRules(name=name_check))
-    monkeypatch.setattr("flowdebug.lint.linter.PROTOCOLS", (*protocols.PROTOCOLS,))
+    name = toy(LintRules(name=name_check))
     tools = [Tool(name="x.y", description="Takes dots."), Tool(name="a.b", description="Dots.")]
     codes = [(f.path, f.code) for f in lint_tools(tools, name) if f.protocol == name]
     assert codes == [("tools[1].name", "tool_name_invalid")]

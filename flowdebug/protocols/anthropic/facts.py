@@ -7,7 +7,7 @@ import re
 from flowdebug.protocols.anthropic import errors
 from flowdebug.protocols.anthropic.arguments import stream_arguments
 from flowdebug.protocols.anthropic.rules import LINT
-from flowdebug.protocols.facts import Facts, Fields, Snippet, Terms, register
+from flowdebug.protocols.facts import BareTool, Facts, Fields, Snippet, Terms
 
 SNIPPET = Snippet(
     "anthropic",
@@ -20,54 +20,61 @@ print(response.model_dump_json(indent=2, exclude_none=True))
 """,
 )
 
-FACTS = register(
-    Facts(
-        name="anthropic",
-        title="Anthropic Messages",
-        short="Anthropic",
-        api="Anthropic Messages",
-        terms=Terms(
-            declare="POST /v1/messages · tools[{n}]",
-            tool_call="tool_use {id} {name}",
-            continuation="user turn: tool_result ×{n}",
-            final_answer="text · stop_reason: end_turn",
-            text="text block",
-            hosted={"mcp": "mcp_tool_use", "*": "server_tool_use"},
-            hosted_result={"mcp": "mcp_tool_result", "*": "{name}_tool_result"},
-        ),
-        fields=Fields(
-            declaration="`tools[]` `{name, description, input_schema}` in POST /v1/messages",
-            request="`content[]` blocks `{type: tool_use, id, name, input}`; "
-            "`stop_reason: tool_use`",
-            answer="`content[]` text blocks; `stop_reason: end_turn`",
-            execution="runtime-side: each `tool_use.input` is validated and dispatched",
-            continuation="one user turn, `tool_result` blocks first: `{tool_use_id, content, "
-            "is_error}`",
-        ),
-        # tool names and tool_use ids: ^[a-zA-Z0-9_-]{1,64}$
-        name_rule=re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
-        name_limit=64,
-        id_rule=re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
-        endpoint="POST /v1/messages",
-        base_url="https://api.anthropic.com",
-        default_model="claude-sonnet-4-6",
-        key_env=("ANTHROPIC_API_KEY",),
-        history_key="messages",
-        tool_title="Anthropic tool",
-        named_events=True,
-        route=re.compile(r"^(?:/v1)?/messages$"),
-        route_help=("POST /v1/messages",),
-        errors=errors,
-        snippet=SNIPPET,
-        # the API's pydantic message for a name it refuses (length included)
-        name_errors=(
-            "tools.{i}.custom.name: String should match pattern '{pattern}'",
-            "tools.{i}.custom.name: String should match pattern '{pattern}'",
-        ),
-        lint=LINT,
-        stream_arguments=stream_arguments,
-        sdk="anthropic",
-        sdk_headers_env="ANTHROPIC_CUSTOM_HEADERS",
-        sdk_method="messages.create",
-    )
+# One tool of a request's ``tools`` list, pasted alone: ``{name, description, input_schema}``.
+BARE_TOOL = BareTool(
+    title="Anthropic tool",
+    keys='"input_schema"',
+    recognise=lambda tool: "input_schema" in tool,
+    request=lambda tools: {"model": "-", "max_tokens": 1, "messages": [], "tools": tools},
+)
+
+FACTS = Facts(
+    name="anthropic",
+    title="Anthropic Messages",
+    short="Anthropic",
+    api="Anthropic Messages",
+    terms=Terms(
+        declare="POST /v1/messages · tools[{n}]",
+        tool_call="tool_use {id} {name}",
+        continuation="user turn: tool_result ×{n}",
+        final_answer="text · stop_reason: end_turn",
+        text="text block",
+        hosted={"mcp": "mcp_tool_use", "*": "server_tool_use"},
+        hosted_result={"mcp": "mcp_tool_result", "*": "{name}_tool_result"},
+    ),
+    fields=Fields(
+        declaration="`tools[]` `{name, description, input_schema}` in POST /v1/messages",
+        request="`content[]` blocks `{type: tool_use, id, name, input}`; `stop_reason: tool_use`",
+        answer="`content[]` text blocks; `stop_reason: end_turn`",
+        execution="runtime-side: each `tool_use.input` is validated and dispatched",
+        continuation="one user turn, `tool_result` blocks first: `{tool_use_id, content, "
+        "is_error}`",
+    ),
+    # tool names and tool_use ids: ^[a-zA-Z0-9_-]{1,64}$
+    name_rule=re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
+    name_limit=64,
+    id_rule=re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
+    endpoint="POST /v1/messages",
+    base_url="https://api.anthropic.com",
+    default_model="claude-sonnet-4-6",
+    key_env=("ANTHROPIC_API_KEY",),
+    history_key="messages",
+    bare_tools=(BARE_TOOL,),
+    named_events=True,
+    route=re.compile(r"^(?:/v1)?/messages$"),
+    route_help=("POST /v1/messages",),
+    errors=errors,
+    snippet=SNIPPET,
+    # the API's pydantic message for a name it refuses (length included)
+    name_errors=(
+        "tools.{i}.custom.name: String should match pattern '{pattern}'",
+        "tools.{i}.custom.name: String should match pattern '{pattern}'",
+    ),
+    lint=LINT,
+    stream_arguments=stream_arguments,
+    sdk="anthropic",
+    sdk_sender="flowdebug.players.live.anthropic",
+    sdk_loggers=("anthropic",),
+    sdk_headers_env="ANTHROPIC_CUSTOM_HEADERS",
+    sdk_method="messages.create",
 )

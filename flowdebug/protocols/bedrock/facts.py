@@ -12,7 +12,7 @@ from flowdebug.model import StopReason
 from flowdebug.protocols.bedrock import errors, eventstream
 from flowdebug.protocols.bedrock.arguments import stream_arguments
 from flowdebug.protocols.bedrock.snippet import SNIPPET
-from flowdebug.protocols.facts import Facts, Fields, Terms, TurnRules, register
+from flowdebug.protocols.facts import BareTool, Facts, Fields, Terms, TurnRules
 
 PROTOCOL = "bedrock"
 TITLE = "Bedrock Converse"
@@ -85,89 +85,97 @@ USAGE = {
 USAGE_WIRE = {v: k for k, v in USAGE.items()}
 
 
-FACTS = register(
-    Facts(
-        name=PROTOCOL,
-        title=TITLE,
-        short="Bedrock",
-        api="Bedrock Converse",
-        terms=Terms(
-            declare="POST /model/{{modelId}}/converse · toolConfig.tools[{n}]",
-            tool_call="toolUse {id} {name}",
-            continuation="user turn: toolResult ×{n}",
-            final_answer="text · stopReason: end_turn",
-            text="text block",
-        ),
-        fields=Fields(
-            declaration="`toolConfig.tools[].toolSpec` `{name, description, inputSchema: {json}}` "
-            "in POST /model/{modelId}/converse",
-            request="`output.message.content[]` blocks `{toolUse: {toolUseId, name, input}}`; "
-            "`stopReason: tool_use`",
-            answer="`output.message.content[]` `{text}` blocks; `stopReason: end_turn`",
-            execution="runtime-side: each `toolUse.input` is validated and dispatched",
-            continuation="one user turn of `{toolResult: {toolUseId, content: [{json}|{text}], "
-            "status}}` blocks; `status: error` marks a failure",
-        ),
-        name_rule=NAME_RULE,
-        name_limit=NAME_LIMIT,
-        id_rule=ID_RULE,
-        id_chars="_.:-",
-        endpoint="POST " + ENDPOINT,
-        base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
-        default_model="anthropic.claude-sonnet-4-20250514-v1:0",
-        # A Bedrock API key (a bearer token), else the access key id whose secret and
-        # session token the live player reads beside it (players/live/bedrock.py).
-        key_env=("AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID"),
-        key_help="A Bedrock API key (sent as a bearer token, over HTTPS only), or "
-        "`ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]` (SigV4). Empty: the server's "
-        "`AWS_BEARER_TOKEN_BEDROCK`, else `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / "
-        "`AWS_SESSION_TOKEN`, for the vendor's endpoint only; the region is `AWS_REGION` "
-        "(us-east-1 when unset).",
-        history_key="messages",
-        tools_path=("toolConfig", "tools"),
-        stream_framing="event-stream",
-        stream_frames=eventstream.stream_frames,
-        stream_content_type=eventstream.CONTENT_TYPE,
-        declaration_path=("toolSpec",),
-        tool_title="Bedrock toolSpec",
-        route=re.compile(r"^/model/(?P<model>[^/]+)/converse(?P<stream>-stream)?$"),
-        route_help=("POST " + ENDPOINT, "POST " + STREAM_ENDPOINT),
-        # The ValidationException texts of the Converse API, as reported in public issues
-        # (camel-ai/camel#3954, strands-agents/harness-sdk#1435, vxcontrol/pentagi#196).
-        # botocore's validation of toolSpec.name (reported in BerriAI/litellm#24668).
-        name_errors=(
-            "1 validation error detected: Value '{name}' at 'toolConfig.tools.{i1}.member."
-            "toolSpec.name' failed to satisfy constraint: Member must satisfy regular "
-            "expression pattern: [a-zA-Z0-9_-]+",
-            "1 validation error detected: Value '{name}' at 'toolConfig.tools.{i1}.member."
-            "toolSpec.name' failed to satisfy constraint: Member must have length less than "
-            "or equal to {limit}",
-        ),
-        turn_rules=TurnRules(
-            missing="Expected toolResult blocks at messages.{n}.content for the following "
-            "Ids: {ids}",
-            unexpected="The number of toolResult blocks at messages.{n}.content exceeds the "
-            "number of toolUse blocks of previous turn.",
-            no_tools="The toolConfig field must be defined when using toolUse and toolResult "
-            "content blocks.",
-            first_user="A conversation must start with a user message. Try again with a "
-            "conversation that starts with a user message.",
-            alternate="A conversation must alternate between user and assistant roles. Make "
-            "sure the conversation alternates between user and assistant roles and try again.",
-            # Claude models on Bedrock pass their own rule on (langchain-ai/langchain-aws#451,
-            # Amazon-Q-Developer/language-servers#1235); other models may accept the turn.
-            not_first="The model returned the following errors: messages.{n}: Did not find "
-            "{k} `tool_result` block(s) at the beginning of this message. Messages following "
-            "`tool_use` blocks must begin with a matching number of `tool_result` blocks.",
-            not_first_level="warning",
-        ),
-        errors=errors,
-        snippet=SNIPPET,
-        main_field="output",
-        stream_arguments=stream_arguments,
-        # boto3's engine: it signs (SigV4 or the API key), serialises and parses; the client
-        # method is ``converse``, ``converse_stream`` when streaming.
-        sdk="botocore",
-        sdk_method="converse",
-    )
+# One entry of ``toolConfig.tools``: ``{"toolSpec": {name, description, inputSchema: {json}}}``.
+BARE_TOOL = BareTool(
+    title="Bedrock toolSpec",
+    keys='"toolSpec"',
+    recognise=lambda tool: "toolSpec" in tool,
+    request=lambda tools: {"messages": [], "toolConfig": {"tools": tools}},
+    inner="$.toolConfig.tools",
+)
+
+FACTS = Facts(
+    name=PROTOCOL,
+    title=TITLE,
+    short="Bedrock",
+    api="Bedrock Converse",
+    terms=Terms(
+        declare="POST /model/{{modelId}}/converse · toolConfig.tools[{n}]",
+        tool_call="toolUse {id} {name}",
+        continuation="user turn: toolResult ×{n}",
+        final_answer="text · stopReason: end_turn",
+        text="text block",
+    ),
+    fields=Fields(
+        declaration="`toolConfig.tools[].toolSpec` `{name, description, inputSchema: {json}}` "
+        "in POST /model/{modelId}/converse",
+        request="`output.message.content[]` blocks `{toolUse: {toolUseId, name, input}}`; "
+        "`stopReason: tool_use`",
+        answer="`output.message.content[]` `{text}` blocks; `stopReason: end_turn`",
+        execution="runtime-side: each `toolUse.input` is validated and dispatched",
+        continuation="one user turn of `{toolResult: {toolUseId, content: [{json}|{text}], "
+        "status}}` blocks; `status: error` marks a failure",
+    ),
+    name_rule=NAME_RULE,
+    name_limit=NAME_LIMIT,
+    id_rule=ID_RULE,
+    id_chars="_.:-",
+    endpoint="POST " + ENDPOINT,
+    base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
+    default_model="anthropic.claude-sonnet-4-20250514-v1:0",
+    # A Bedrock API key (a bearer token), else the access key id whose secret and
+    # session token the live player reads beside it (players/live/bedrock.py).
+    key_env=("AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID"),
+    key_help="A Bedrock API key (sent as a bearer token, over HTTPS only), or "
+    "`ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]` (SigV4). Empty: the server's "
+    "`AWS_BEARER_TOKEN_BEDROCK`, else `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / "
+    "`AWS_SESSION_TOKEN`, for the vendor's endpoint only; the region is `AWS_REGION` "
+    "(us-east-1 when unset).",
+    history_key="messages",
+    tools_path=("toolConfig", "tools"),
+    stream_framing="event-stream",
+    stream_frames=eventstream.stream_frames,
+    stream_content_type=eventstream.CONTENT_TYPE,
+    declaration_path=("toolSpec",),
+    bare_tools=(BARE_TOOL,),
+    route=re.compile(r"^/model/(?P<model>[^/]+)/converse(?P<stream>-stream)?$"),
+    route_help=("POST " + ENDPOINT, "POST " + STREAM_ENDPOINT),
+    # The ValidationException texts of the Converse API, as reported in public issues
+    # (camel-ai/camel#3954, strands-agents/harness-sdk#1435, vxcontrol/pentagi#196).
+    # botocore's validation of toolSpec.name (reported in BerriAI/litellm#24668).
+    name_errors=(
+        "1 validation error detected: Value '{name}' at 'toolConfig.tools.{i1}.member."
+        "toolSpec.name' failed to satisfy constraint: Member must satisfy regular "
+        "expression pattern: [a-zA-Z0-9_-]+",
+        "1 validation error detected: Value '{name}' at 'toolConfig.tools.{i1}.member."
+        "toolSpec.name' failed to satisfy constraint: Member must have length less than "
+        "or equal to {limit}",
+    ),
+    turn_rules=TurnRules(
+        missing="Expected toolResult blocks at messages.{n}.content for the following Ids: {ids}",
+        unexpected="The number of toolResult blocks at messages.{n}.content exceeds the "
+        "number of toolUse blocks of previous turn.",
+        no_tools="The toolConfig field must be defined when using toolUse and toolResult "
+        "content blocks.",
+        first_user="A conversation must start with a user message. Try again with a "
+        "conversation that starts with a user message.",
+        alternate="A conversation must alternate between user and assistant roles. Make "
+        "sure the conversation alternates between user and assistant roles and try again.",
+        # Claude models on Bedrock pass their own rule on (langchain-ai/langchain-aws#451,
+        # Amazon-Q-Developer/language-servers#1235); other models may accept the turn.
+        not_first="The model returned the following errors: messages.{n}: Did not find "
+        "{k} `tool_result` block(s) at the beginning of this message. Messages following "
+        "`tool_use` blocks must begin with a matching number of `tool_result` blocks.",
+        not_first_level="warning",
+    ),
+    errors=errors,
+    snippet=SNIPPET,
+    main_field="output",
+    stream_arguments=stream_arguments,
+    # boto3's engine: it signs (SigV4 or the API key), serialises and parses; the client
+    # method is ``converse``, ``converse_stream`` when streaming.
+    sdk="botocore",
+    sdk_sender="flowdebug.players.live.bedrock",
+    sdk_loggers=("botocore",),
+    sdk_method="converse",
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from flowdebug.protocols.facts import Facts, Fields, SdkRewrite, Snippet, Terms, register
+from flowdebug.protocols.facts import BareTool, Facts, Fields, SdkRewrite, Snippet, Terms
 from flowdebug.protocols.gemini import errors
 from flowdebug.protocols.gemini.arguments import stream_arguments
 from flowdebug.protocols.gemini.rules import LINT
@@ -68,66 +68,85 @@ SDK_REWRITES = (
     ),
 )
 
-FACTS = register(
-    Facts(
-        name="gemini",
-        title="Google Gemini",
-        short="Gemini",
-        api="Gemini generateContent",
-        terms=Terms(
-            declare="generateContent · functionDeclarations[{n}]",
-            tool_call="functionCall {name} id={id}",
-            tool_call_no_id="functionCall {name}",
-            continuation="functionResponse ×{n}",
-            final_answer="text · finishReason: STOP",
-            text="text part",
-            hosted={"code_execution": "executableCode", "*": "grounding"},
-            hosted_result={"code_execution": "codeExecutionResult", "*": "{term} result"},
-        ),
-        fields=Fields(
-            declaration="`tools[].functionDeclarations[]` `{name, description, parameters}`",
-            request="`parts[].functionCall` `{name, args, id?}`; finishReason stays `STOP`",
-            answer="`parts[].text`, no `functionCall`; `finishReason: STOP`",
-            execution="runtime-side: `args` is validated and dispatched",
-            continuation="one user content with `functionResponse {name, id, response}` parts; "
-            "`response` is an object: `{output}` or `{error}`",
-        ),
-        # function names: start with a letter or underscore, [A-Za-z0-9_.:-], at most 128
-        name_rule=re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$"),
-        name_limit=128,
-        name_chars="_.:-",
-        id_rule=re.compile(r"^.{1,256}$", re.S),
-        endpoint="POST /v1beta/models/{model}:generateContent",
-        base_url="https://generativelanguage.googleapis.com",
-        default_model="gemini-2.5-flash",
-        key_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-        history_key="contents",
-        declaration_path=("functionDeclarations", 0),
-        tool_title="Gemini functionDeclaration",
-        # the model is in the path, and streaming is its own method
-        route=re.compile(
-            r"^/(?P<version>v1|v1beta|v1alpha)/(?:models/)?(?P<model>[^/:]+)"
-            r":(?:generateContent|(?P<stream>streamGenerateContent))$"
-        ),
-        route_help=(
-            "POST /{v1,v1beta}/models/{model}:generateContent",
-            "POST /{v1,v1beta}/models/{model}:streamGenerateContent?alt=sse",
-        ),
-        errors=errors,
-        snippet=SNIPPET,
-        main_field="candidates",
-        # [3P google-gemini/gemini-cli#2966]
-        name_errors=(
-            "* GenerateContentRequest.tools[0].function_declarations[{i}].name: Invalid "
-            "function name. Must start with a letter or an underscore. Must be alphameric "
-            "(a-z, A-Z, 0-9), underscores (_), dots (.) or dashes (-), with a maximum length of "
-            "64.",
-        )
-        * 2,
-        lint=LINT,
-        stream_arguments=stream_arguments,
-        sdk="google-genai",
-        sdk_method="models.generate_content",
-        sdk_rewrites=SDK_REWRITES,
+# A Tool object (holding ``functionDeclarations``), or one FunctionDeclaration, in the REST
+# spelling or the SDK's snake_case.
+_PARAMETERS = ("parametersJsonSchema", "parameters_json_schema", "parameters")
+BARE_TOOLS = (
+    BareTool(
+        title="Gemini tool",
+        keys='"functionDeclarations"',
+        recognise=lambda tool: "functionDeclarations" in tool or "function_declarations" in tool,
+        request=lambda tools: {"contents": [], "tools": tools},
+    ),
+    BareTool(
+        title="Gemini functionDeclaration",
+        keys='"parameters"',
+        recognise=lambda tool: "name" in tool and any(k in tool for k in _PARAMETERS),
+        request=lambda tools: {"contents": [], "tools": [{"functionDeclarations": tools}]},
+        inner="$.tools[0].functionDeclarations",
+    ),
+)
+
+FACTS = Facts(
+    name="gemini",
+    title="Google Gemini",
+    short="Gemini",
+    api="Gemini generateContent",
+    terms=Terms(
+        declare="generateContent · functionDeclarations[{n}]",
+        tool_call="functionCall {name} id={id}",
+        tool_call_no_id="functionCall {name}",
+        continuation="functionResponse ×{n}",
+        final_answer="text · finishReason: STOP",
+        text="text part",
+        hosted={"code_execution": "executableCode", "*": "grounding"},
+        hosted_result={"code_execution": "codeExecutionResult", "*": "{term} result"},
+    ),
+    fields=Fields(
+        declaration="`tools[].functionDeclarations[]` `{name, description, parameters}`",
+        request="`parts[].functionCall` `{name, args, id?}`; finishReason stays `STOP`",
+        answer="`parts[].text`, no `functionCall`; `finishReason: STOP`",
+        execution="runtime-side: `args` is validated and dispatched",
+        continuation="one user content with `functionResponse {name, id, response}` parts; "
+        "`response` is an object: `{output}` or `{error}`",
+    ),
+    # function names: start with a letter or underscore, [A-Za-z0-9_.:-], at most 128
+    name_rule=re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$"),
+    name_limit=128,
+    name_chars="_.:-",
+    id_rule=re.compile(r"^.{1,256}$", re.S),
+    endpoint="POST /v1beta/models/{model}:generateContent",
+    base_url="https://generativelanguage.googleapis.com",
+    default_model="gemini-2.5-flash",
+    key_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    history_key="contents",
+    declaration_path=("functionDeclarations", 0),
+    bare_tools=BARE_TOOLS,
+    # the model is in the path, and streaming is its own method
+    route=re.compile(
+        r"^/(?P<version>v1|v1beta|v1alpha)/(?:models/)?(?P<model>[^/:]+)"
+        r":(?:generateContent|(?P<stream>streamGenerateContent))$"
+    ),
+    route_help=(
+        "POST /{v1,v1beta}/models/{model}:generateContent",
+        "POST /{v1,v1beta}/models/{model}:streamGenerateContent?alt=sse",
+    ),
+    errors=errors,
+    snippet=SNIPPET,
+    main_field="candidates",
+    # [3P google-gemini/gemini-cli#2966]
+    name_errors=(
+        "* GenerateContentRequest.tools[0].function_declarations[{i}].name: Invalid "
+        "function name. Must start with a letter or an underscore. Must be alphameric "
+        "(a-z, A-Z, 0-9), underscores (_), dots (.) or dashes (-), with a maximum length of "
+        "64.",
     )
+    * 2,
+    lint=LINT,
+    stream_arguments=stream_arguments,
+    sdk="google-genai",
+    sdk_sender="flowdebug.players.live.gemini",
+    sdk_loggers=("google_genai",),
+    sdk_method="models.generate_content",
+    sdk_rewrites=SDK_REWRITES,
 )

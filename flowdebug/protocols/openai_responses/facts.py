@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from flowdebug.protocols.facts import Facts, Fields, Snippet, Terms, register
+from flowdebug.protocols.facts import BareTool, Facts, Fields, Snippet, Terms
 from flowdebug.protocols.openai_responses import errors
 from flowdebug.protocols.openai_responses.arguments import stream_arguments
 from flowdebug.protocols.openai_responses.rules import LINT
@@ -20,63 +20,71 @@ print(response.model_dump_json(indent=2, exclude_none=True))
 """,
 )
 
-FACTS = register(
-    Facts(
-        name="openai-responses",
-        title="OpenAI Responses",
-        short="OpenAI Responses",
-        api="OpenAI Responses",
-        terms=Terms(
-            declare="POST /responses · tools[{n}]",
-            tool_call="function_call call_id={id} {name}",
-            continuation="function_call_output ×{n}",
-            final_answer="message output_text · completed",
-            text="text block",
-            hosted={
-                "web_search": "web_search_call",
-                "file_search": "file_search_call",
-                "mcp": "mcp_call",
-                "code_interpreter": "code_interpreter_call",
-                "computer": "computer_call",
-                "local_shell": "local_shell_call",
-                "image_generation": "image_generation_call",
-                "*": "hosted item",
-            },
-            hosted_result={"*": "{term} result"},
-        ),
-        fields=Fields(
-            declaration="`tools[]` flat `{type: function, name, parameters, strict}`",
-            request="`output[]` items `{type: function_call, call_id, name, arguments}`",
-            answer="`output[]` `{type: message, content: [{type: output_text, text}]}`",
-            execution="runtime-side: `arguments` is parsed, validated and dispatched",
-            continuation="`{type: function_call_output, call_id, output}` items",
-        ),
-        name_rule=re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
-        name_limit=64,
-        id_rule=re.compile(r"^.{1,256}$", re.S),
-        endpoint="POST /responses",
-        base_url="https://api.openai.com/v1",
-        default_model="gpt-4.1",
-        key_env=("OPENAI_API_KEY",),
-        history_key="input",
-        tool_title="OpenAI Responses tool",
-        named_events=True,
-        route=re.compile(r"^(?:/v1)?/responses$"),
-        route_help=("POST /v1/responses",),
-        errors=errors,
-        snippet=SNIPPET,
-        main_field="output",
-        # request validation texts [3P: brekkylab/ailoy#109, 5ire#33]
-        name_errors=(
-            "Invalid 'tools[{i}].name': string does not match pattern. Expected a string that "
-            "matches the pattern '^[a-zA-Z0-9_-]+$'.",
-            "Invalid 'tools[{i}].name': string too long. Expected a string with maximum length "
-            "{limit}, but got a string with length {length} instead.",
-        ),
-        lint=LINT,
-        stream_arguments=stream_arguments,
-        sdk="openai",
-        sdk_headers_env="OPENAI_CUSTOM_HEADERS",
-        sdk_method="responses.create",
-    )
+# ``{"type": "function", name, description, parameters}``: Chat's, flattened.
+BARE_TOOL = BareTool(
+    title="OpenAI Responses tool",
+    keys='"type": "function" with "name"',
+    recognise=lambda tool: tool.get("type") == "function" and "function" not in tool,
+    request=lambda tools: {"model": "-", "input": [], "tools": tools},
+)
+
+FACTS = Facts(
+    name="openai-responses",
+    title="OpenAI Responses",
+    short="OpenAI Responses",
+    api="OpenAI Responses",
+    terms=Terms(
+        declare="POST /responses · tools[{n}]",
+        tool_call="function_call call_id={id} {name}",
+        continuation="function_call_output ×{n}",
+        final_answer="message output_text · completed",
+        text="text block",
+        hosted={
+            "web_search": "web_search_call",
+            "file_search": "file_search_call",
+            "mcp": "mcp_call",
+            "code_interpreter": "code_interpreter_call",
+            "computer": "computer_call",
+            "local_shell": "local_shell_call",
+            "image_generation": "image_generation_call",
+            "*": "hosted item",
+        },
+        hosted_result={"*": "{term} result"},
+    ),
+    fields=Fields(
+        declaration="`tools[]` flat `{type: function, name, parameters, strict}`",
+        request="`output[]` items `{type: function_call, call_id, name, arguments}`",
+        answer="`output[]` `{type: message, content: [{type: output_text, text}]}`",
+        execution="runtime-side: `arguments` is parsed, validated and dispatched",
+        continuation="`{type: function_call_output, call_id, output}` items",
+    ),
+    name_rule=re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
+    name_limit=64,
+    id_rule=re.compile(r"^.{1,256}$", re.S),
+    endpoint="POST /responses",
+    base_url="https://api.openai.com/v1",
+    default_model="gpt-4.1",
+    key_env=("OPENAI_API_KEY",),
+    history_key="input",
+    bare_tools=(BARE_TOOL,),
+    named_events=True,
+    route=re.compile(r"^(?:/v1)?/responses$"),
+    route_help=("POST /v1/responses",),
+    errors=errors,
+    snippet=SNIPPET,
+    main_field="output",
+    # request validation texts [3P: brekkylab/ailoy#109, 5ire#33]
+    name_errors=(
+        "Invalid 'tools[{i}].name': string does not match pattern. Expected a string that "
+        "matches the pattern '^[a-zA-Z0-9_-]+$'.",
+        "Invalid 'tools[{i}].name': string too long. Expected a string with maximum length "
+        "{limit}, but got a string with length {length} instead.",
+    ),
+    lint=LINT,
+    stream_arguments=stream_arguments,
+    sdk="openai",
+    sdk_sender="flowdebug.players.live.openai",
+    sdk_loggers=("openai",),
+    sdk_headers_env="OPENAI_CUSTOM_HEADERS",
+    sdk_method="responses.create",
 )
