@@ -1,16 +1,21 @@
 """JSON that a person, a file or a model supplied, read so that nothing downstream chokes on it.
 
-Every entrance (the command line, a paste on the Tools page, an import, a history edit) reads
-its JSON through :func:`loads`, or checks an already parsed value with :func:`check`. Both
-refuse, naming the JSON path, what no codec, model or graph must ever see:
+This is the one reader of JSON text. Every entrance (the command line, the library's public
+functions, a paste on the Tools page, an import, a history edit) reads its JSON through
+:func:`loads`, or checks an already parsed value with :func:`check`. Both refuse, naming the
+JSON path, what no codec, model or graph must ever see:
 
+- text larger than :data:`MAX_BYTES` of UTF-8, whether it came as bytes or as a str (the limit
+  does not depend on who calls);
 - nesting deeper than :data:`MAX_DEPTH` (real payloads nest a few levels around arguments;
   pydantic gives up from about 250 levels and Python's parser from about 1,000, each with a
   traceback instead of a reason);
 - ``NaN``, ``Infinity`` and ``-Infinity``, which Python reads but JSON does not have (they
   would come out as invalid JSON, or silently as null);
-- empty text, and text that is not JSON (a raw control character inside a string is not JSON
-  either: it names the line and column).
+- empty text, bytes that are not UTF-8, and text that is not JSON (a raw control character
+  inside a string is not JSON either: it names the line and column);
+- a lone surrogate (``"\\ud800"`` is valid JSON but no text), a key that is not text, an
+  integer too long to write, and (in a parsed value) anything that is not JSON.
 
 Escaped control characters (``"\\u0000"``) and noncharacters such as U+FFFE are text: they are
 kept as they are and shown literally.
@@ -20,11 +25,17 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from typing import Any
 
 from flowdebug.errors import CodecError, json_path
 
 MAX_DEPTH = 128
+MAX_BYTES = 64 * 1024 * 1024
+# Python reads and writes no integer longer than this, so no payload can hold one.
+_LONG_NUMBER = (
+    f"a number of more than {sys.get_int_max_str_digits()} digits is not a value any payload holds"
+)
 
 
 class _Constant:
@@ -49,13 +60,35 @@ def _one(text: str, source: str) -> Any:
         raise CodecError(
             source, "$", f"nested too deeply (more than {MAX_DEPTH} levels) to be a payload"
         ) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)
+        raise CodecError(source, "$", _LONG_NUMBER) from None
 
 
-def loads(text: str, source: str = "input", *, lines: bool = False) -> Any:
-    """The JSON value in ``text``, checked by :func:`check`. With ``lines``, text holding one
-    JSON value a line (JSON Lines) gives the list of them. Raises :class:`CodecError` naming
-    ``source``, the JSON path and the reason."""
-    text = text.removeprefix("\ufeff")
+def _text(data: str | bytes | bytearray, source: str) -> str:
+    """``data`` as text, refused beyond :data:`MAX_BYTES` of UTF-8 and when not UTF-8."""
+    too_big = CodecError(source, "$", f"larger than {MAX_BYTES // 2**20} MiB")
+    if isinstance(data, bytes | bytearray):
+        if len(data) > MAX_BYTES:
+            raise too_big
+        try:
+            return bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise CodecError(source, "$", f"not UTF-8 text (byte {e.start} is invalid)") from None
+    # A character is one to four bytes of UTF-8: count them only when it can matter.
+    if len(data) > MAX_BYTES or (
+        len(data) * 4 > MAX_BYTES and len(data.encode("utf-8", "surrogatepass")) > MAX_BYTES
+    ):
+        raise too_big
+    return data.removeprefix("\ufeff")
+
+
+def loads(data: str | bytes | bytearray, source: str = "input", *, lines: bool = False) -> Any:
+    """The JSON value in ``data`` (text, or bytes of UTF-8), checked by :func:`check`. With
+    ``lines``, text holding one JSON value a line (JSON Lines) gives the list of them. Raises
+    :class:`CodecError` naming ``source``, the JSON path and the reason."""
+    text = _text(data, source)
     if not text.strip():
         raise CodecError(source, "$", "not valid JSON: the text is empty")
     try:
@@ -74,23 +107,73 @@ def loads(text: str, source: str = "input", *, lines: bool = False) -> Any:
     return value
 
 
+def _writable(number: int) -> bool:
+    try:
+        str(number)
+    except ValueError:
+        return False
+    return True
+
+
+def _refusal(item: Any) -> str | None:
+    """Why a leaf (or a key) is no JSON a codec may see, if it is not."""
+    if isinstance(item, str):
+        try:
+            item.encode("utf-8")
+        except UnicodeEncodeError as e:
+            return f"a lone surrogate (\\u{ord(item[e.start]):04x}) is not text"
+        return None
+    if isinstance(item, _Constant):
+        return f"{item.name} is not a JSON number"
+    if isinstance(item, float) and not math.isfinite(item):
+        return f"{item} is not a JSON number"
+    if isinstance(item, int) and item.bit_length() > 14_000 and not _writable(item):
+        return _LONG_NUMBER
+    if item is None or isinstance(item, bool | int | float | dict | list | tuple):
+        return None
+    return f"{type(item).__name__!r} is not a JSON value"
+
+
 def check(value: Any, source: str = "input") -> None:
-    """Refuse a parsed value nested deeper than :data:`MAX_DEPTH` or holding a number that is
-    not finite (NaN, Infinity), naming its JSON path. Iterative: any depth is safe to check."""
-    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    """Refuse a parsed value nested deeper than :data:`MAX_DEPTH`, holding a number that is
+    not finite (NaN, Infinity) or too long to write, a lone surrogate (``"\\ud800"`` is valid
+    JSON but not text: nothing can encode it as UTF-8), a key that is not text or anything that
+    is not JSON, naming its JSON path. Iterative: any depth is safe to check."""
+    # Each entry holds its value, its depth and its place as a chain (key, parent's place):
+    # the path is spelled out only for the value refused.
+    stack: list[tuple[Any, int, _Place]] = [(value, 0, None)]
     while stack:
-        item, where = stack.pop()
-        if isinstance(item, _Constant):
-            raise CodecError(source, json_path(where), f"{item.name} is not a JSON number")
-        if isinstance(item, float) and not math.isfinite(item):
-            raise CodecError(source, json_path(where), f"{item} is not a JSON number")
-        if len(where) > MAX_DEPTH:
+        item, depth, place = stack.pop()
+        if (why := _refusal(item)) is not None:
+            raise CodecError(source, _path(place), why)
+        if depth > MAX_DEPTH:
             raise CodecError(
                 source,
-                json_path(where[:MAX_DEPTH]),
+                json_path(_keys(place)[:MAX_DEPTH]),
                 f"nested more than {MAX_DEPTH} levels deep; no payload nests like this",
             )
         if isinstance(item, dict):
-            stack += [(v, (*where, k)) for k, v in reversed(item.items())]
+            for k in item:
+                if not isinstance(k, str):
+                    why = f"a key must be text, not {type(k).__name__} ({k!r:.40})"
+                    raise CodecError(source, _path(place), why)
+                if (why := _refusal(k)) is not None:
+                    raise CodecError(source, _path(place), f"a key: {why}")
+            stack += [(v, depth + 1, (k, place)) for k, v in reversed(item.items())]
         elif isinstance(item, list | tuple):
-            stack += [(v, (*where, i)) for i, v in reversed(list(enumerate(item)))]
+            stack += [(v, depth + 1, (i, place)) for i, v in reversed(list(enumerate(item)))]
+
+
+_Place = tuple[Any, "_Place"] | None
+
+
+def _keys(place: _Place) -> list[Any]:
+    keys = []
+    while place is not None:
+        key, place = place
+        keys.append(key)
+    return keys[::-1]
+
+
+def _path(place: _Place) -> str:
+    return json_path(_keys(place))

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from flowdebug.cli.main import MAX_DEPTH, main
+from flowdebug.cli.main import main
+from flowdebug.jsontext import MAX_DEPTH
 
 COMMANDS = (["convert", "--to", "openai-chat"], ["lint"])
 

@@ -12,66 +12,27 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from flowdebug import protocols
+from flowdebug import jsontext, protocols
 from flowdebug.cli import live as cli_live
 from flowdebug.cli import mcp as cli_mcp
 from flowdebug.cli.options import Parser, Subcommands, setup_logging, verbosity
-from flowdebug.errors import CodecError, FlowdebugError, UsageError, json_path, validation_path
+from flowdebug.errors import FlowdebugError, UsageError, validation_path
 
 log = logging.getLogger("flowdebug.cli")
 
-# Deeper than this, a payload is refused before any codec sees it: real payloads nest a few
-# levels around arguments, and pydantic gives up (RecursionError) from about 250.
-MAX_DEPTH = 128
 
-
-def _read(path: str | None) -> tuple[str, str]:
+def _read(path: str | None) -> tuple[bytes | str, str]:
+    """The bytes of ``path`` (stdin for ``-``; text when stdin has no bytes to give), read up
+    to just past the size cap: :func:`flowdebug.jsontext.loads` decides whether they are
+    UTF-8 and small enough, as it does for every entrance."""
     if path in (None, "-"):
-        return sys.stdin.read(), "stdin"
+        stdin = getattr(sys.stdin, "buffer", sys.stdin)
+        return stdin.read(jsontext.MAX_BYTES + 1), "stdin"
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read(), path
+        with open(path, "rb") as f:
+            return f.read(jsontext.MAX_BYTES + 1), path
     except OSError as e:
         raise UsageError(f"cannot read {path}: {e.strerror}") from None
-
-
-class _Constant:
-    """Where the JSON text said NaN, Infinity or -Infinity (not JSON: Python reads them)."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-
-def _load(text: str, source: str) -> Any:
-    """The JSON in ``text``, refusing what the codecs must never see: nesting deeper than
-    :data:`MAX_DEPTH` and NaN or Infinity (which would come out as invalid JSON or null),
-    each with one line naming the JSON path."""
-    from flowdebug.protocols.convert import load_json
-
-    try:
-        payload = json.loads(text, parse_constant=_Constant)
-    except RecursionError:
-        raise CodecError(
-            source, "$", f"nested too deeply (more than {MAX_DEPTH} levels) to be a payload"
-        ) from None
-    except json.JSONDecodeError:
-        payload = load_json(text, source)  # raises, naming the line and column
-    stack: list[tuple[Any, tuple[Any, ...]]] = [(payload, ())]
-    while stack:
-        item, where = stack.pop()
-        if isinstance(item, _Constant):
-            raise CodecError(source, json_path(where), f"{item.name} is not a JSON number")
-        if len(where) > MAX_DEPTH:
-            raise CodecError(
-                source,
-                json_path(where[:MAX_DEPTH]),
-                f"nested more than {MAX_DEPTH} levels deep; no payload nests like this",
-            )
-        if isinstance(item, dict):
-            stack += [(v, (*where, k)) for k, v in reversed(item.items())]
-        elif isinstance(item, list):
-            stack += [(v, (*where, i)) for i, v in reversed(list(enumerate(item)))]
-    return payload
 
 
 def _print_json(value: Any) -> None:
@@ -88,7 +49,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from flowdebug.protocols.convert import convert
 
     text, source = _read(args.file)
-    payload = _load(text, source)
+    payload = jsontext.loads(text, source)
     out, warnings = convert(payload, args.to, args.source)
     for w in warnings:
         print(str(w), file=sys.stderr)
@@ -100,7 +61,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     from flowdebug.lint.linter import format_finding, has_errors, lint_payload
 
     text, source = _read(args.file)
-    findings = lint_payload(_load(text, source), args.protocol)
+    findings = lint_payload(jsontext.loads(text, source), args.protocol)
     for f in findings:
         print(format_finding(f))
     return 1 if has_errors(findings) else 0
@@ -164,7 +125,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     from flowdebug.render import to_dot, to_mermaid, to_svg
 
     text, source = _read(args.trace)
-    data = _load(text, source)
+    data = jsontext.loads(text, source)
     raw = data.get("events") if isinstance(data, dict) else data
     if not isinstance(raw, list):
         raise UsageError(f"{source}: expected a trace (flowdebug run --json) with an events list")
@@ -264,9 +225,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except FlowdebugError as e:
         print(f"flowdebug: {e}", file=sys.stderr)
-        return 2
-    except RecursionError:  # a structure no check above caught: still one line, not a traceback
-        print("flowdebug: the input is nested too deeply to process", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -6,7 +6,6 @@ then changes nothing.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -26,8 +25,8 @@ def check_index(items: list[Any], i: int, what: str) -> None:
 
 
 def _load(data: str | dict[str, Any], where: str) -> Any:
-    """The edit as JSON, refused when empty, not JSON, nested too deeply or holding NaN or
-    Infinity (:mod:`flowdebug.jsontext`)."""
+    """The edit as JSON, refused when empty, not JSON, nested too deeply or holding NaN,
+    Infinity or a lone surrogate (:mod:`flowdebug.jsontext`)."""
     try:
         if isinstance(data, str):
             return jsontext.loads(data, where)
@@ -38,17 +37,6 @@ def _load(data: str | dict[str, Any], where: str) -> Any:
     return data
 
 
-def _check_unicode(raw: Any, where: str) -> None:
-    """Refuse lone surrogates (``"\\ud800"`` is valid JSON): not text, and a session that
-    holds one cannot be saved."""
-    try:
-        json.dumps(raw, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise EditError(f"{where}: holds a lone surrogate (\\ud800-\\udfff), not text") from None
-    except (TypeError, ValueError, RecursionError):
-        pass  # validation gives the reason
-
-
 def _pydantic_reason(e: ValidationError, where: str) -> str:
     err = e.errors()[0]
     return f"{validation_path(err['loc'], where)}: {err['msg']}"
@@ -56,7 +44,6 @@ def _pydantic_reason(e: ValidationError, where: str) -> str:
 
 def parse_part(data: str | dict[str, Any], where: str) -> Any:
     raw = _load(data, where)
-    _check_unicode(raw, where)
     try:
         return PARTS.validate_python(raw)
     except ValidationError as e:
@@ -68,7 +55,6 @@ _MESSAGE = TypeAdapter(Message)
 
 def parse_message(data: str | dict[str, Any], where: str) -> Message:
     raw = _load(data, where)
-    _check_unicode(raw, where)
     try:
         message = _MESSAGE.validate_python(raw)
     except ValidationError as e:

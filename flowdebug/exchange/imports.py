@@ -30,7 +30,7 @@ from flowdebug.errors import CodecError, FlowdebugError, json_path
 from flowdebug.exchange.tool_imports import tools_only
 from flowdebug.model import Conversation
 from flowdebug.protocols.base import ConversionWarning
-from flowdebug.protocols.convert import check_text, decode
+from flowdebug.protocols.convert import decode
 from flowdebug.protocols.tools import tool_envelope
 
 if TYPE_CHECKING:
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
 TRACE = "flowdebug.trace"
 TRACE_FORMAT = "flowdebug.trace/1"
-MAX_BYTES = 64 * 1024 * 1024
 IMPORTED_RESULT = "ok"
 _TRACE_ONLY = {"format", "metadata", "sequence", "protocol"}  # keys that are not state
 
@@ -56,19 +55,9 @@ class Imported:
 
 def parse(data: str | bytes | bytearray) -> Any:
     """Text or bytes as JSON (JSON Lines too: one value a line becomes a list), refused when
-    empty, not JSON, nested too deeply or holding NaN or Infinity (:mod:`flowdebug.jsontext`)."""
-    if isinstance(data, bytes | bytearray):
-        if len(data) > MAX_BYTES:
-            raise CodecError("input", "$", f"larger than {MAX_BYTES // 2**20} MiB")
-        try:
-            text = bytes(data).decode("utf-8-sig")
-        except UnicodeDecodeError as e:
-            raise CodecError("input", "$", f"not UTF-8 text (byte {e.start} is invalid)") from None
-    else:
-        text = data.removeprefix("\ufeff")
-    if not text.strip():
-        raise CodecError("input", "$", "empty: paste or upload a trace or a payload")
-    return jsontext.loads(text, "input", lines=True)
+    too large, empty, not JSON, nested too deeply or holding NaN or Infinity, by the one
+    reader (:mod:`flowdebug.jsontext`)."""
+    return jsontext.loads(data, "input", lines=True)
 
 
 def _toolset_for(conv: Conversation, source: str) -> Toolset:
@@ -198,7 +187,6 @@ def import_session(
     else:
         payload = data
         jsontext.check(payload, "input")
-    check_text(payload)
     is_trace = isinstance(payload, dict) and str(payload.get("format", "")).startswith(TRACE)
     imported = _from_trace(payload) if is_trace else _from_payload(payload)
     if name:

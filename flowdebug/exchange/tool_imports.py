@@ -18,8 +18,8 @@ from flowdebug.engine.handlers import ToolEntry, Toolset
 from flowdebug.errors import CodecError
 from flowdebug.model import Tool
 from flowdebug.protocols.base import ConversionWarning
-from flowdebug.protocols.facts import BareTool
 from flowdebug.protocols.convert import CANONICAL, Decoded, decode, is_canonical
+from flowdebug.protocols.facts import BareTool
 from flowdebug.protocols.tools import Envelope, bare_tools, tool_envelope, tool_shape
 
 DEFAULT_RESULT = "ok"  # what an imported tool answers until someone gives it a handler

@@ -6,13 +6,12 @@ a response a response and a stream a stream; ``canonical`` is the canonical conv
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
 
-from flowdebug import protocols
+from flowdebug import jsontext, protocols
 from flowdebug.errors import CodecError, UsageError, validation_path
 from flowdebug.model import Conversation, Message, ModelResponse, dump
 from flowdebug.protocols.base import ConversionWarning, Kind
@@ -47,14 +46,8 @@ class Decoded:
         return Conversation(messages=[self.response.message])
 
 
-def load_json(text: str, source: str = "input") -> Any:
-    """Parse JSON text; a syntax error names the line and column."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise CodecError(
-            source, "$", f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
-        ) from None
+# The one reader of JSON text (:mod:`flowdebug.jsontext`), under the name the library exports.
+load_json = jsontext.loads
 
 
 def _decode_canonical(payload: Any) -> Decoded:
@@ -66,37 +59,13 @@ def _decode_canonical(payload: Any) -> Decoded:
     return Decoded(CANONICAL, "request", conversation=conv)
 
 
-def _looks_canonical(payload: Any) -> bool:
-    return (
-        isinstance(payload, dict)
-        and isinstance(payload.get("messages"), list)
-        and all(isinstance(m, dict) and "parts" in m for m in payload["messages"])
+def is_canonical(payload: Any) -> bool:
+    """Canonical conversation JSON: an object whose ``messages`` all have ``parts`` (no
+    vendor's message has them)."""
+    messages = payload.get("messages") if isinstance(payload, dict) else None
+    return isinstance(messages, list) and all(
+        isinstance(m, dict) and "parts" in m for m in messages
     )
-
-
-def check_text(payload: Any, source: str = "input") -> None:
-    """Refuse a lone surrogate (``"\\ud800"`` is valid JSON but not text: nothing can encode
-    it as UTF-8), naming its JSON path."""
-    try:
-        json.dumps(payload, ensure_ascii=False).encode("utf-8")
-        return
-    except UnicodeEncodeError:
-        pass
-    except (TypeError, ValueError, RecursionError):
-        return  # not JSON at all: the decoders say why
-    stack: list[tuple[Any, str]] = [(payload, "$")]
-    while stack:
-        item, where = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError as e:
-                what = f"a lone surrogate (\\u{ord(item[e.start]):04x}) is not text"
-                raise CodecError(source, where, what) from None
-        elif isinstance(item, dict):
-            stack += [(k, where) for k in item] + [(v, f"{where}.{k}") for k, v in item.items()]
-        elif isinstance(item, list):
-            stack += [(v, f"{where}[{i}]") for i, v in enumerate(item)]
 
 
 def _fragment(payload: Any, names: list[str]) -> tuple[str, Any, str] | None:
@@ -122,10 +91,12 @@ def decode(payload: Any, source: str | None = None) -> Decoded:
 
     A fragment (one message, item or content entry, as pasted from docs and logs, or a
     response's bare content array) is read as the whole payload it stands for, and a
-    ``fragment_assumed`` warning says in one line what was assumed.
+    ``fragment_assumed`` warning says in one line what was assumed. Any JSON value gives a
+    result or a :class:`CodecError` naming the JSON path: what no codec must see (too deep,
+    NaN, a lone surrogate...) is refused first (:func:`flowdebug.jsontext.check`).
     """
-    check_text(payload)
-    if source == CANONICAL or (source is None and _looks_canonical(payload)):
+    jsontext.check(payload)
+    if source == CANONICAL or (source is None and is_canonical(payload)):
         return _decode_canonical(payload)
     assumed: list[ConversionWarning] = []
     found: tuple[str, Kind] | None = protocols.detect(payload) if source is None else None

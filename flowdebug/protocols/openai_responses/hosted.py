@@ -111,13 +111,14 @@ def _result(item: dict[str, Any], call_id: str, name: str) -> HostedResult | Non
         elif isinstance(item.get("output"), str):
             content = item["output"]
     elif kind == "mcp_list_tools":
-        tools = item.get("tools") or []
-        content = "\n".join(t["name"] for t in tools if isinstance(t, dict) and "name" in t)
+        content = "\n".join(_texts(item.get("tools"), "name"))
         is_error = item.get("error") is not None
     elif kind == "web_search_call":
         if item.get("status") == "completed":
-            sources = (item.get("action") or {}).get("sources") or []
-            content = "\n".join(s.get("url", "") for s in sources if isinstance(s, dict))
+            action = item.get("action")
+            content = "\n".join(
+                _texts(action.get("sources") if isinstance(action, dict) else None, "url")
+            )
     elif kind == "file_search_call":
         if item.get("results") is not None:
             content = json.dumps(item["results"], ensure_ascii=False)
@@ -133,6 +134,14 @@ def _result(item: dict[str, Any], call_id: str, name: str) -> HostedResult | Non
     return HostedResult(
         call_id=call_id, name=name, content=content, is_error=is_error or failed, source=PROTOCOL
     )
+
+
+def _texts(entries: Any, key: str) -> list[str]:
+    """The text under ``key`` of each object in ``entries`` (a list, or anything else the
+    item holds instead, which gives none)."""
+    if not isinstance(entries, list):
+        return []
+    return [e[key] for e in entries if isinstance(e, dict) and isinstance(e.get(key), str)]
 
 
 def _error_text(error: Any) -> str:
