@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from flowdebug.errors import CodecError, json_path
 from flowdebug.protocols.base import Warnings, expect, require
+from flowdebug.protocols.error_results import error_message
 from flowdebug.protocols.openai_chat.compat import (
     REASONING_FIELDS,
     decode_extra_content,
@@ -46,19 +47,6 @@ def _parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
     except ValueError:
         return {}, text
     return (value, None) if isinstance(value, dict) else ({}, text)
-
-
-def _error_text(content: str) -> str | None:
-    """The message of an error result encoded as ``{"error": "<text>"}``, else None."""
-    if not content.startswith("{") or '"error"' not in content:
-        return None  # most results: no need to parse them
-    try:
-        value = json.loads(content)
-    except ValueError:
-        return None
-    if isinstance(value, dict) and list(value) == ["error"] and isinstance(value["error"], str):
-        return value["error"]
-    return None
 
 
 def _name_details(raw: dict[str, Any], path: str, **more: Any) -> dict[str, Any] | None:
@@ -245,7 +233,7 @@ def _decode_result(
 def _result(raw: dict[str, Any], path: str, call_id: str, name: str | None) -> Raw:
     content = require(PROTOCOL, raw, "content", path, (str, list))
     if isinstance(content, str):
-        error = _error_text(content)
+        error = error_message(content)
         return {
             "kind": "tool_result",
             "call_id": call_id,

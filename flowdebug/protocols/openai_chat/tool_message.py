@@ -11,11 +11,11 @@ message (``paired_by`` in ``provider_details["openai-chat"]``).
 
 from __future__ import annotations
 
-import json
 from typing import Any, Protocol, assert_never
 
 from flowdebug.model import Image, Text, ToolResult
 from flowdebug.protocols.base import Warnings
+from flowdebug.protocols.error_results import error_output, warn_if_read_as_error
 from flowdebug.protocols.openai_chat.compat import PROTOCOL
 
 
@@ -59,18 +59,19 @@ def tool_message(enc: Names, result: ToolResult, path: str) -> dict[str, Any]:
         enc.name(result.name, path)  # the decoder names a result after its call
     if result.is_error:
         # No error flag in OpenAI Chat: the error travels as {"error": "<text>"}.
-        text = result.content if texts is None else "\n".join(texts)
-        content = json.dumps({"error": text})
+        text = result.content if isinstance(result.content, str) else "\n".join(texts or [])
+        content = error_output(text)
         if texts is not None:
             enc.w.add(
                 "result_content_flattened",
                 f"{path}.content",
                 'an error result travels as one {"error": text} string; its parts joined',
             )
-    elif texts is None:
-        content = result.content  # type: ignore[assignment]
+    elif isinstance(result.content, str):
+        content = result.content
+        warn_if_read_as_error(enc.w, content, path, "OpenAI Chat")
     else:
-        content = [{"type": "text", "text": t} for t in texts] or ""
+        content = [{"type": "text", "text": t} for t in texts or []] or ""
     own = (result.provider_details or {}).get(PROTOCOL)
     paired_by = own.get("paired_by") if isinstance(own, dict) else None
     if enc.legacy and result.name is not None and isinstance(content, str):

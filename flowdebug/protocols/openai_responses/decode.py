@@ -9,6 +9,7 @@ from typing import Any
 from flowdebug.errors import CodecError
 from flowdebug.model import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 from flowdebug.protocols.base import Warnings, expect, require
+from flowdebug.protocols.error_results import error_message
 from flowdebug.protocols.openai_responses.fields import (
     CALL_KEYS,
     OUTPUT_KEYS,
@@ -16,7 +17,6 @@ from flowdebug.protocols.openai_responses.fields import (
     REASONING_KEYS,
     call_item_id,
     details,
-    error_text,
     extras,
     joined,
     next_derived,
@@ -200,7 +200,7 @@ class ItemDecoder:
         if item["type"] == "custom_tool_call_output":
             mine["type"] = item["type"]
         if isinstance(output, str):
-            error = error_text(output)
+            error = error_message(output)
             result = ToolResult(
                 call_id=call_id,
                 name=name,

@@ -15,7 +15,6 @@ Responses-only baggage.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, assert_never
 
@@ -35,6 +34,7 @@ from flowdebug.protocols.base import (
     safe_call_id,
     safe_name,
 )
+from flowdebug.protocols.error_results import error_output, warn_if_read_as_error
 from flowdebug.protocols.openai_responses.fields import (
     CALL_KEYS,
     OUTPUT_KEYS,
@@ -321,7 +321,7 @@ class ItemEncoder:
         if result.is_error:
             # No error flag on Responses: the convention every flowdebug codec shares.
             if isinstance(result.content, str):
-                return json.dumps({"error": result.content})
+                return error_output(result.content)
             texts = [p.text for p in result.content if isinstance(p, Text)]
             if len(texts) != len(result.content):
                 self.w.add(
@@ -336,8 +336,9 @@ class ItemEncoder:
                     'an error result is sent as {"error": text}; its text parts read back as '
                     "one string",
                 )
-            return json.dumps({"error": "\n".join(texts)})
+            return error_output("\n".join(texts))
         if isinstance(result.content, str):
+            warn_if_read_as_error(self.w, result.content, path, "OpenAI Responses")
             return result.content
         out = []
         for k, part in enumerate(result.content):

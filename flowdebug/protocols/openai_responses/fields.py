@@ -1,5 +1,6 @@
 """OpenAI Responses wire fields shared by the item, hosted and envelope modules: where our
-own details ride, the ids we make up (and recognise), call arguments and error results."""
+own details ride, the ids we make up (and recognise) and call arguments (error results:
+:mod:`flowdebug.protocols.error_results`)."""
 
 from __future__ import annotations
 
@@ -84,20 +85,6 @@ def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
     except ValueError:
         return {}, text
     return (value, None) if isinstance(value, dict) else ({}, text)
-
-
-def error_text(output: str) -> str | None:
-    """The message of an error result: Responses has no error flag, so we send (and
-    recognise) a content that is exactly ``{"error": "<text>"}``."""
-    if not output.lstrip().startswith("{"):
-        return None
-    try:
-        value = json.loads(output)
-    except ValueError:
-        return None
-    if isinstance(value, dict) and len(value) == 1 and isinstance(value.get("error"), str):
-        return value["error"]
-    return None
 
 
 def image_url(image: Image) -> str | None:
