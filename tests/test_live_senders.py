@@ -1,5 +1,5 @@
-"""The live player finds the sender of a vendor's SDK through the vendor's facts; the senders
-register themselves (``players/live/senders.py``)."""
+"""The live player finds the sender of a vendor's SDK through the vendor's facts, which name
+the sender's module (``players/live/senders.py``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from flowdebug import protocols
 from flowdebug.errors import UsageError
-from flowdebug.players.live import player, senders
+from flowdebug.players.live import senders
 
 LIVE = [n for n in protocols.PROTOCOLS if protocols.facts(n).sdk is not None]
 
@@ -20,19 +20,16 @@ def test_the_vendors_with_an_sdk_are_the_five_live_ones():
 
 @pytest.mark.parametrize("name", LIVE)
 def test_each_sdk_has_a_registered_sender(name):
-    player._senders()
     assert callable(senders.sender_for(name))
 
 
 def test_vendors_of_one_sdk_share_its_sender():
-    player._senders()
     assert senders.sender_for("openai-chat") is senders.sender_for("openai-responses")
     assert senders.sender_for("openai-chat") is not senders.sender_for("gemini")
 
 
 @pytest.mark.parametrize("name", ["mcp"])
 def test_a_vendor_without_an_sdk_has_no_live_player(name):
-    player._senders()
     with pytest.raises(UsageError, match="no live player"):
         senders.sender_for(name)
 

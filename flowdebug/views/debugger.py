@@ -28,7 +28,7 @@ from flowdebug.engine.verdicts import VERDICTS
 from flowdebug.errors import CodecError
 from flowdebug.model import Conversation, Message, ModelResponse
 from flowdebug.render import Style, to_dot, to_mermaid
-from flowdebug.views.aligned import AlignedView, aligned
+from flowdebug.views.aligned import AlignedView, Events, aligned
 from flowdebug.views.encodings import Turn, turns
 
 PHASE_TITLES = {
@@ -95,25 +95,10 @@ class Graph:
         return f"{title} refuses this request (HTTP {r.status}), so its cycle stops: {r.message}"
 
 
-class _Events(tuple):
-    """Trace events hashed by what the graph shows, so graphs are cached per trace."""
-
-    def _key(self) -> tuple:
-        return tuple(
-            (e.seq, e.step, e.kind, e.label, e.error, e.call_id, e.source, e.target) for e in self
-        )
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Events) and self._key() == other._key()
-
-
 @lru_cache(maxsize=256)
 def _graph(
     protocol: str,
-    events: _Events,
+    events: Events,
     current: int | None,
     style: Style,
     hidden: int,
@@ -195,7 +180,7 @@ def graphs(
             hidden = len(events) - window
             events = events[-window:]
         chosen = style or (Style.presenter() if presenter else Style())
-        out.append(_graph(name, _Events(events), current, chosen, hidden, rejection))
+        out.append(_graph(name, Events(events), current, chosen, hidden, rejection))
     return out
 
 

@@ -7,14 +7,12 @@ from typing import TYPE_CHECKING, Any
 import httpx2
 
 from flowdebug.players.live.keys import withheld_headers
-from flowdebug.players.live.senders import sends_through
 from flowdebug.players.live.wire import Recording, recording_client, split_parameters
 
 if TYPE_CHECKING:
     from flowdebug.players.live.settings import LiveSettings
 
 
-@sends_through("anthropic")
 def send(
     body: dict[str, Any], settings: LiveSettings, key: str, recording: Recording, model: str
 ) -> list[str]:

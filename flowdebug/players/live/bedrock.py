@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 import httpx2
 
 from flowdebug.errors import UsageError
-from flowdebug.players.live.senders import sends_through
 from flowdebug.players.live.wire import REDACTED, Capture, Recording, recording_client
 from flowdebug.protocols.bedrock.eventstream import (
     CONTENT_TYPE,
@@ -242,7 +241,6 @@ def _extra_body(extra: dict[str, Any]) -> Any:
     return add
 
 
-@sends_through("botocore")
 def send(
     body: dict[str, Any], settings: LiveSettings, key: str, recording: Recording, model: str
 ) -> list[str]:

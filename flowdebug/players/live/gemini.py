@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import httpx2
 
-from flowdebug.players.live.senders import sends_through
 from flowdebug.players.live.wire import Recording, recording_client
 
 if TYPE_CHECKING:
@@ -35,7 +34,6 @@ def sdk_arguments(body: dict[str, Any]) -> tuple[list[Any], Any]:
     return contents, config
 
 
-@sends_through("google-genai")
 def send(
     body: dict[str, Any], settings: LiveSettings, key: str, recording: Recording, model: str
 ) -> list[str]:

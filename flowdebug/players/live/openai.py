@@ -13,7 +13,6 @@ import httpx2
 
 from flowdebug.errors import UsageError
 from flowdebug.players.live.keys import withheld_headers
-from flowdebug.players.live.senders import sends_through
 from flowdebug.players.live.wire import Recording, recording_client, split_parameters
 from flowdebug.protocols import facts
 
@@ -21,7 +20,6 @@ if TYPE_CHECKING:
     from flowdebug.players.live.settings import LiveSettings
 
 
-@sends_through("openai")
 def send(
     body: dict[str, Any], settings: LiveSettings, key: str, recording: Recording, model: str
 ) -> list[str]:

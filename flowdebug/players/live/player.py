@@ -35,18 +35,11 @@ from flowdebug.protocols.base import ConversionWarning
 log = logging.getLogger(__name__)
 
 
-def _senders() -> None:
-    """Imports the sender modules, one per SDK: each registers itself
-    (:mod:`flowdebug.players.live.senders`). Imported on first use: they load an HTTP client."""
-    from flowdebug.players.live import anthropic, bedrock, gemini, openai  # noqa: F401
-
-
 def _send(
     settings: LiveSettings, body: Any, key: str, recording: Recording, model: str
 ) -> list[str]:
     """Make the SDK call through the sender of the vendor's SDK (its facts name it); returns
     the body keys the SDK had no parameter for."""
-    _senders()
     return senders.sender_for(settings.protocol)(body, settings, key, recording, model)
 
 

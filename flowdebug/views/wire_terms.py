@@ -1,0 +1,252 @@
+"""A vendor's own words for one event, read from the payload its codec encodes.
+
+Nothing here knows a vendor: the words come from the JSON each codec produces for the step
+(``flowdebug.views.encodings``). A call, a result or a declared tool is found by a value it
+must carry (the call's id, the tool's name, the answer's text); the fragment around that value
+names the event: the key that wraps it (``functionResponse``, ``toolResult``), its ``type``
+(``tool_result``, ``function_call_output``), its ``role`` (``"tool"``), its JSON-RPC method
+(``tools/call``), or the list that holds it (``tool_calls[1]``); the key that holds the value
+is the linking field (``tool_use_id``, ``tool_call_id``, ``call_id``, ``toolUseId``, ``id``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+Path = tuple[str | int, ...]
+
+
+def occurrences(value: Any, wanted: object, path: Path = ()) -> Iterator[Path]:
+    """Every path in ``value`` (JSON) to a leaf equal to ``wanted``, in document order."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from occurrences(v, wanted, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from occurrences(v, wanted, (*path, i))
+    elif value == wanted and type(value) is type(wanted):
+        yield path
+
+
+def at(value: Any, path: Path) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+def dotted(path: Path) -> str:
+    """``response.error``, ``tools[0].function.name``."""
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else step)
+    return out
+
+
+@dataclass(frozen=True)
+class Found:
+    """Where a value sits in a payload: the fragment that holds it and what that fragment is."""
+
+    payload: Any
+    path: Path  # to the value itself
+
+    @property
+    def key(self) -> str:
+        """The field holding the value (``tool_use_id``)."""
+        return str(self.path[-1])
+
+    @property
+    def holder(self) -> dict[str, Any]:
+        return at(self.payload, self.path[:-1])
+
+    @property
+    def value(self) -> Any:
+        return at(self.payload, self.path)
+
+    def _rpc(self) -> dict[str, Any] | None:
+        """The JSON-RPC message around the value, when it is in one."""
+        for n in range(len(self.path) - 1, -1, -1):
+            node = at(self.payload, self.path[:n])
+            if isinstance(node, dict) and "jsonrpc" in node:
+                return node
+        return None
+
+    def _method(self, message: dict[str, Any]) -> str:
+        if "method" in message:
+            return str(message["method"])
+        asked = next(
+            (
+                m
+                for m in _messages(self.payload)
+                if m.get("id") == message.get("id") and "method" in m
+            ),
+            None,
+        )
+        name = str(asked["method"]) if asked else "response"
+        return f"{name} {'error' if 'error' in message else 'result'}"
+
+    @property
+    def fragment(self) -> Any:
+        """What a reader is shown of the wire: the wrapped object, or the holder itself."""
+        rpc = self._rpc()
+        if rpc is not None:
+            return rpc
+        parent = self.path[:-2]
+        outer = at(self.payload, parent) if len(self.path) >= 2 else None
+        if isinstance(outer, dict) and len(outer) == 1:
+            return outer
+        return self.holder
+
+    @property
+    def kind(self) -> str:
+        """What the fragment is called on the wire."""
+        holder, path = self.holder, self.path
+        rpc = self._rpc()
+        if rpc is not None:
+            return self._method(rpc)
+        if len(path) >= 2 and isinstance(path[-2], str):
+            outer = at(self.payload, path[:-2])
+            if isinstance(outer, dict) and len(outer) == 1:  # {"functionResponse": {...}}
+                return str(path[-2])
+        tag = holder.get("type")
+        # A tag naming the key beside it ({"type": "function", "function": {...}}) says only
+        # which member of a union follows: the list that holds it names the event better.
+        if isinstance(tag, str) and not isinstance(holder.get(tag), dict):
+            return tag
+        if len(holder) == 1:  # {"text": "..."}: the key is all there is
+            return self.key
+        role = holder.get("role")
+        if isinstance(role, str):
+            return f'role: "{role}"'
+        for n in range(len(path) - 2, 0, -1):
+            if isinstance(path[n], int) and isinstance(path[n - 1], str):
+                return f"{path[n - 1]}[{path[n]}]"
+        return self.key
+
+    def error_marks(self) -> list[tuple[str, str]]:
+        """How the fragment tells the model this result failed: a true flag whose name says
+        error (``is_error: true``, ``isError: true``), a field set to ``"error"``
+        (``status: "error"``), or a field called error (``response.error``)."""
+        out = []
+        for path, v in _leaves(self.fragment):
+            key = str(path[-1]) if path else ""
+            if (v is True and "error" in key.lower()) or v == "error":
+                out.append((key, json.dumps(v)))
+            elif key == "error" and v not in (None, False):
+                out.append((dotted(self._inside(path)), ""))
+        return out
+
+    def _inside(self, path: Path) -> Path:
+        """A path inside the fragment, without its wrapping key (``functionResponse``) or the
+        JSON-RPC envelope's ``result``."""
+        frag = self.fragment
+        wrapped = isinstance(frag, dict) and len(frag) == 1 and path and path[0] in frag
+        return path[1:] if (wrapped or path[:1] == ("result",)) and len(path) > 1 else path
+
+    def name_field(self, name: str) -> tuple[str, str] | None:
+        """The field beside the value naming the tool (``name: "get_weather"``), if any."""
+        holder = self.holder
+        if holder.get("name") == name and self.key != "name":
+            return "name", json.dumps(name)
+        return None
+
+
+def _messages(payload: Any) -> Iterator[dict[str, Any]]:
+    """The JSON-RPC messages of a transcript (a list of messages or of ``{"msg": ...}``)."""
+    for item in payload if isinstance(payload, list) else []:
+        msg = item.get("msg", item) if isinstance(item, dict) else None
+        if isinstance(msg, dict) and "jsonrpc" in msg:
+            yield msg
+
+
+def _leaves(value: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == "error" and not isinstance(v, (dict, list)):
+                yield (*path, k), v
+            else:
+                yield from _leaves(v, (*path, k))
+        if not value:
+            yield path, value
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _leaves(v, (*path, i))
+    else:
+        yield path, value
+
+
+def find(payload: Any, wanted: object, last: bool = False) -> Found | None:
+    """The first (or ``last``) place ``wanted`` sits in ``payload`` as a field's value."""
+    found = [p for p in occurrences(payload, wanted) if p and isinstance(p[-1], str)]
+    if not found:
+        return None
+    return Found(payload, found[-1] if last else found[0])
+
+
+def tool_list(payload: Any, name: str) -> tuple[str, str | None] | None:
+    """Where ``payload`` declares tools: the list's key (``tools``, ``functionDeclarations``)
+    and, relative to one declared tool, the path of its JSON Schema (``input_schema``,
+    ``function.parameters``, ``toolSpec.inputSchema.json``)."""
+    found = find(payload, name)
+    if found is None:
+        return None
+    path = found.path
+    n = max((i for i, s in enumerate(path) if isinstance(s, int)), default=-1)
+    if n < 1 or not isinstance(path[n - 1], str):
+        return None
+    tool = at(payload, path[: n + 1])
+    schema = next((p for p, _ in _walk_dicts(tool) if "properties" in at(tool, p) and p), None)
+    return str(path[n - 1]), dotted(schema) if schema else None
+
+
+def _walk_dicts(value: Any, path: Path = ()) -> Iterator[tuple[Path, dict[str, Any]]]:
+    if isinstance(value, dict):
+        yield path, value
+        for k, v in value.items():
+            if k != "properties":
+                yield from _walk_dicts(v, (*path, k))
+
+
+def stop_field(payload: Any) -> tuple[str, str] | None:
+    """The field saying why the turn ended (``stop_reason: "end_turn"``, ``finishReason``)."""
+    for path, v in _leaves(payload):
+        key = str(path[-1]) if path else ""
+        flat = key.lower().replace("_", "")
+        if flat in ("stopreason", "finishreason") and isinstance(v, str):
+            return key, json.dumps(v)
+    return None
+
+
+def pretty(fragment: Any, marks: set[str], lines: int = 9) -> tuple[tuple[str, bool], ...]:
+    """``fragment`` pretty-printed, at most ``lines`` lines (long strings cut), each with
+    whether it holds one of the ``marks`` keys."""
+    text = _lines(_cut_strings(fragment))
+    if len(text) > lines:
+        text = [*text[: lines - 1], "  …"]
+    return tuple((line, any(f'"{m}":' in line for m in marks)) for line in text)
+
+
+def _lines(value: Any, indent: str = "", head: str = "", tail: str = "") -> list[str]:
+    """JSON on a few lines: a container short enough stays on one line."""
+    flat = json.dumps(value, ensure_ascii=False)
+    if len(flat) <= 44 or not isinstance(value, (dict, list)) or not value:
+        return [f"{indent}{head}{flat}{tail}"]
+    items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
+    opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
+    out = [f"{indent}{head}{opening}"]
+    for i, (k, v) in enumerate(items):
+        key = "" if k is None else f"{json.dumps(k, ensure_ascii=False)}: "
+        out += _lines(v, indent + "  ", key, "," if i < len(items) - 1 else "")
+    return [*out, f"{indent}{closing}{tail}"]
+
+
+def _cut_strings(value: Any, n: int = 60) -> Any:
+    if isinstance(value, dict):
+        return {k: _cut_strings(v, n) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut_strings(v, n) for v in value]
+    if isinstance(value, str) and len(value) > n:
+        return value[: n - 1] + "…"
+    return value
