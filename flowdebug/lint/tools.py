@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from flowdebug.model import Tool
-from flowdebug.protocols.base import safe_name
+from flowdebug.protocols.base import known, safe_name
 from flowdebug.protocols.findings import Finding, Rule
-from flowdebug.protocols.registry import known
 from flowdebug.protocols.schema_walk import tool_path, walk
 
 # fmt: off

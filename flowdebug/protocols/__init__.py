@@ -17,9 +17,16 @@ from flowdebug.protocols import (
     openai_chat,
     openai_responses,
 )
-from flowdebug.protocols.base import Codec, ConversionWarning, Converted, Kind
+from flowdebug.protocols.base import (
+    PROTOCOLS,
+    Codec,
+    ConversionWarning,
+    Converted,
+    Kind,
+    register,
+    unregister,
+)
 from flowdebug.protocols.facts import Facts
-from flowdebug.protocols.registry import PROTOCOLS, register, unregister
 
 # The registry line: one entry per vendor folder, in the order lists and menus show them.
 for _codec in (

@@ -1,7 +1,10 @@
-"""What every codec shares: the interface, conversion warnings and naming helpers.
+"""What every codec shares: the interface, the one registry of vendors, conversion warnings
+and naming helpers.
 
 A codec is pure: JSON-compatible dicts in, dicts out, no network. Each protocol module
-exposes one ``CODEC`` object satisfying :class:`Codec`.
+exposes one ``CODEC`` object satisfying :class:`Codec`; ``protocols/__init__.py`` registers
+the six vendors' codecs (one line each) in :data:`PROTOCOLS`, which everything that lists,
+counts or looks up vendors reads (directly or through ``flowdebug.protocols``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 from flowdebug.errors import CodecError
 from flowdebug.model import Conversation, ModelResponse, Thinking
 from flowdebug.protocols.facts import Facts
-from flowdebug.protocols.registry import known
 
 T = TypeVar("T")
 
@@ -83,6 +85,26 @@ class Codec(Protocol):
         (``"one Anthropic assistant message: read as a request holding only it"``). Else None.
         """
         ...
+
+
+PROTOCOLS: dict[str, Codec] = {}  # codec by CLI name, in registration order
+
+
+def register(codec: Codec) -> Codec:
+    """Adds ``codec`` (a new vendor: its folder's ``CODEC``) under its name; a codec of the
+    same name is replaced."""
+    PROTOCOLS[codec.name] = codec
+    return codec
+
+
+def unregister(name: str) -> None:
+    """Removes the vendor called ``name`` (a test's toy vendor); nothing when it is absent."""
+    PROTOCOLS.pop(name, None)
+
+
+def known(name: str) -> Facts:
+    """The facts of the vendor called ``name`` (KeyError for one never registered)."""
+    return PROTOCOLS[name].facts
 
 
 class Warnings:

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from flowdebug.protocols.base import PROTOCOLS
 from flowdebug.protocols.facts import BareTool
-from flowdebug.protocols.registry import PROTOCOLS
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,7 @@ from collections.abc import Collection
 from typing import Any
 
 from flowdebug.model import Details
-from flowdebug.protocols.base import Warnings, expect
-from flowdebug.protocols.registry import known
+from flowdebug.protocols.base import Warnings, expect, known
 
 
 def own(protocol: str, details: Details, w: Warnings, path: str) -> dict[str, Any]:

@@ -8,6 +8,7 @@ and order for calls that came without a wire id).
 from __future__ import annotations
 
 from flowdebug.model import Conversation, Tool, ToolCall
+from flowdebug.protocols.base import known
 from flowdebug.protocols.facts import LintRules
 from flowdebug.protocols.findings import Finding, Rule
 from flowdebug.protocols.pairing import (
@@ -19,7 +20,6 @@ from flowdebug.protocols.pairing import (
     parts_of,
     report,
 )
-from flowdebug.protocols.registry import known
 from flowdebug.protocols.schema_walk import as_list, tool_path, walk
 
 PROTOCOL = "gemini"
