@@ -17,8 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from flowdebug import protocols
-from flowdebug.model import Conversation, ModelResponse, dump
+from flowdebug.model import Conversation, Message, ModelResponse, Text, Tool, dump
 from flowdebug.protocols.base import ConversionWarning
+from flowdebug.protocols.schema_rewrites import OBJECT_ROOT, REWRITES
 from tests.test_real_fixtures import FILES, MCP_KINDS, _decode, _load, _split
 from tests.test_roundtrip import conversations
 
@@ -100,3 +101,86 @@ def test_warnings_name_every_path_a_conversion_loses(conv, a, b):
     back, warnings = convert_canonical(start, b)
     lost = silent(_dump(start), _dump(back), warnings)
     assert lost == [], f"{a} -> {b}: changed without a warning: {lost[:12]}"
+
+
+# -- tool schemas: every rewrite an encoder makes is one of REWRITES, and warned -------------
+
+# A catalogue of schemas that tempt a vendor to change them (no root type, $defs and $ref,
+# const, oneOf/allOf, additionalProperties, $schema, formats, integer enums, nested untyped
+# objects, annotations), with each rewrite's own example.
+SCHEMAS = [
+    *(r.example for r in REWRITES),
+    {},
+    {"type": "object"},
+    {"type": ["object", "null"], "properties": {}},
+    {
+        "type": "object",
+        "$defs": {"c": {"type": "string"}},
+        "properties": {"a": {"$ref": "#/$defs/c"}},
+    },
+    {
+        "type": "object",
+        "properties": {
+            "a": {"const": 1},
+            "b": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+        },
+        "additionalProperties": False,
+    },
+    {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {"d": {"type": "string", "format": "uuid"}},
+    },
+    {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "enum": [1, 2]}, "o": {"properties": {"x": {}}}},
+        "required": ["n"],
+    },
+    {
+        "type": "object",
+        "properties": {"a": {"type": "string", "title": "A", "default": "x", "examples": ["y"]}},
+        "allOf": [{"required": ["a"]}],
+    },
+]
+
+# Which vendors make each rewrite (a vendor that starts or stops rewriting changes this table).
+REWRITTEN_BY = {OBJECT_ROOT.code: {"anthropic", "bedrock"}}
+
+
+def _declaring(schema: dict[str, Any]) -> Conversation:
+    return Conversation(
+        tools=[Tool(name="lookup", parameters=schema)],
+        messages=[Message(role="user", parts=[Text(text="hi")])],
+    )
+
+
+def _sent_schema(protocol: str, schema: dict[str, Any]) -> tuple[Any, list[ConversionWarning]]:
+    codec = protocols.get(protocol)
+    there = codec.encode_request(_declaring(schema))
+    back = codec.decode_request(there.value).value
+    return back.tools[0].parameters, there.warnings
+
+
+@pytest.mark.parametrize("rewrite", REWRITES, ids=[r.code for r in REWRITES])
+def test_each_schema_rewrite_is_made_by_its_vendors_and_each_emits_its_warning(rewrite):
+    rewriters = set()
+    for protocol in NAMES:
+        sent, warnings = _sent_schema(protocol, rewrite.example)
+        if sent != rewrite.example:
+            rewriters.add(protocol)
+            assert sent == rewrite.rewrite(rewrite.example), protocol
+            assert [w.path for w in warnings if w.code == rewrite.code] == ["tools[0].parameters"]
+        else:
+            assert [w for w in warnings if w.code == rewrite.code] == [], protocol
+    assert rewriters == REWRITTEN_BY[rewrite.code]
+
+
+@pytest.mark.parametrize("protocol", NAMES)
+@pytest.mark.parametrize("schema", SCHEMAS, ids=[f"schema{i}" for i in range(len(SCHEMAS))])
+def test_no_encoder_changes_a_tool_schema_without_a_warning(protocol, schema):
+    conv = _declaring(schema)
+    back, warnings = convert_canonical(conv, protocol)
+    tools = [p for p in changed_paths(_dump(conv), _dump(back)) if p.startswith("tools")]
+    assert [p for p in tools if not covered(p, warnings)] == []
+    rewrites = {w.code for w in warnings if w.path.startswith("tools[0].parameters")}
+    assert rewrites <= {r.code for r in REWRITES}

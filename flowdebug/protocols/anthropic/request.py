@@ -25,6 +25,7 @@ from flowdebug.protocols.anthropic.blocks import (
     with_extra,
 )
 from flowdebug.protocols.base import Converted, Warnings, expect, require
+from flowdebug.protocols.schema_rewrites import OBJECT_ROOT
 
 REQUEST_FIELDS = (
     "model", "max_tokens", "system", "temperature", "tools", "tool_choice", "messages",
@@ -172,9 +173,8 @@ def _encode_messages(
 
 
 def _encode_tool(tool: Tool, path: str, w: Warnings, names: Renamer) -> dict[str, Any]:
-    schema = dict(tool.parameters)
-    if "type" not in schema:
-        schema = {"type": "object", **schema}  # Anthropic: input_schema root is an object
+    # Anthropic: input_schema's root is an object.
+    schema = OBJECT_ROOT.apply(tool.parameters, f"{path}.parameters", w, "Anthropic")
     out: dict[str, Any] = {"name": names.name(tool.name, path)}
     if tool.description is not None:
         out["description"] = tool.description

@@ -14,6 +14,7 @@ from flowdebug.protocols.base import Renamer, Warnings
 from flowdebug.protocols.bedrock.facts import PROTOCOL, USAGE_WIRE, WIRE_STOP
 from flowdebug.protocols.bedrock.parts import encode_blocks
 from flowdebug.protocols.bedrock.wire import own, with_extra
+from flowdebug.protocols.schema_rewrites import OBJECT_ROOT
 
 # -------------------------------------------------------------------------------- request
 
@@ -72,11 +73,8 @@ def _messages(
 
 
 def _tool(tool: Tool, path: str, w: Warnings, names: Renamer) -> dict[str, Any]:
-    schema = dict(tool.parameters)
-    if "type" not in schema:
-        # Bedrock: the top-level inputSchema.json type must be "object".
-        schema = {"type": "object", **schema}
-        w.add("schema_keyword_added", f"{path}.parameters", 'the schema got "type": "object"')
+    # Bedrock: the top-level inputSchema.json type must be "object".
+    schema = OBJECT_ROOT.apply(tool.parameters, f"{path}.parameters", w, "Bedrock")
     spec: dict[str, Any] = {"name": names.name(tool.name, path)}
     if tool.description:
         spec["description"] = tool.description
