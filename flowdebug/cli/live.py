@@ -6,6 +6,7 @@ import argparse
 import logging
 from typing import Any
 
+from flowdebug import protocols
 from flowdebug.emulator.faults import FAULTS
 
 log = logging.getLogger("flowdebug.emulator")
@@ -22,13 +23,12 @@ def cmd_emulate(args: argparse.Namespace) -> int:
         delay=args.delay,
     )
     url = emulator.url
+    names = _emulated()
+    width = max(map(len, names), default=0) + 2
     print(
         f"flowdebug emulator on {url} (scenario {args.scenario}); base_url per SDK:\n"
-        f"  anthropic         {emulator.base_url('anthropic')}\n"
-        f"  openai-chat       {emulator.base_url('openai-chat')}\n"
-        f"  openai-responses  {emulator.base_url('openai-responses')}\n"
-        f"  gemini            {emulator.base_url('gemini')}\n"
-        "a model named after a fault (error-429, slow-2, ...) fails that way; Ctrl-C stops; "
+        + "".join(f"  {n:<{width}}{emulator.base_url(n)}\n" for n in names)
+        + "a model named after a fault (error-429, slow-2, ...) fails that way; Ctrl-C stops; "
         "-v logs each request",
         flush=True,
     )
@@ -41,6 +41,12 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _emulated() -> list[str]:
+    """The model protocols the emulator answers (their facts give it a route), in registry
+    order."""
+    return [n for n in protocols.model_protocols() if protocols.facts(n).route is not None]
+
+
 def _port(text: str) -> int:
     port = int(text) if text.isdigit() else -1
     if not 0 <= port <= 65535:
@@ -48,11 +54,17 @@ def _port(text: str) -> int:
     return port
 
 
+def _apis() -> str:
+    """The emulated vendors' APIs, for the help line: "A, B and C" (one name per API)."""
+    apis = list(dict.fromkeys(protocols.facts(n).api for n in _emulated()))
+    return ", ".join(apis[:-1]) + " and " + apis[-1] if len(apis) > 1 else "".join(apis)
+
+
 def add_commands(subparsers: Any) -> None:
     """Add the live-model commands to the ``flowdebug`` parser's subparsers."""
     p = subparsers.add_parser(
         "emulate",
-        help="serve the Anthropic, OpenAI and Gemini APIs locally, played by a scenario",
+        help=f"serve the {_apis()} APIs locally, played by a scenario",
         description="A local server speaking the vendors' model APIs (streaming included), "
         "answered by a scenario's scripted model, so SDKs and the app work offline.",
         epilog="faults: " + "; ".join(f"{k}: {v}" for k, v in FAULTS.items()),

@@ -7,6 +7,8 @@ import logging
 import sys
 from typing import Any, NoReturn
 
+from flowdebug import protocols
+
 log = logging.getLogger("flowdebug")
 
 
@@ -48,7 +50,7 @@ def setup_logging(verbose: int) -> None:
     handler = _StderrHandler()
     handler.setFormatter(logging.Formatter("flowdebug: %(name)s: %(message)s"))
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
-    for name in ("flowdebug", *_SDKS):
+    for name in ("flowdebug", *_sdk_loggers()):
         logger = logging.getLogger(name)
         for old in [h for h in logger.handlers if isinstance(h, _StderrHandler)]:
             logger.removeHandler(old)
@@ -59,7 +61,10 @@ def setup_logging(verbose: int) -> None:
             logger.setLevel(logging.CRITICAL)
 
 
-_SDKS = ("mcp", "httpx", "httpcore", "httpx2", "anthropic", "openai", "google_genai")
+def _sdk_loggers() -> list[str]:
+    """The HTTP clients' loggers and every registered vendor's SDK loggers (its facts)."""
+    vendors = [n for f in map(protocols.facts, protocols.PROTOCOLS) for n in f.sdk_loggers]
+    return list(dict.fromkeys(["httpx", "httpcore", "httpx2", *vendors]))
 
 
 class _StderrHandler(logging.StreamHandler):

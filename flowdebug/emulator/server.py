@@ -44,6 +44,7 @@ from flowdebug.emulator.faults import FAULTS, parse_fault
 from flowdebug.emulator.guard import guarded_protocol
 from flowdebug.errors import UsageError
 from flowdebug.players.base import Player
+from flowdebug.protocols import facts
 
 __all__ = ["FAULT_HEADER", "KEEP_REQUESTS", "MAX_BODY", "ROUTE_HELP", "Emulator"]
 
@@ -133,10 +134,11 @@ class Emulator:
         return f"http://{host}:{port}"
 
     def base_url(self, protocol: str, mount: str | None = None) -> str:
-        """The SDK ``base_url`` for ``protocol`` (OpenAI's includes ``/v1``), answered by the
-        player mounted as ``mount`` (:meth:`mount`) or, without one, the emulator's own."""
+        """The SDK ``base_url`` for ``protocol`` (with the path its facts' own base URL ends
+        in: OpenAI's ``/v1``), answered by the player mounted as ``mount`` (:meth:`mount`) or,
+        without one, the emulator's own."""
         root = f"{self.url}/play/{mount}" if mount else self.url
-        return f"{root}/v1" if protocol.startswith("openai") else root
+        return root + facts(protocol).base_path
 
     def mount(self, player: Player, name: str) -> str:
         """Answer as ``player`` under ``/play/<token>/``; returns the token. The same
