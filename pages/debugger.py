@@ -19,6 +19,7 @@ from flowdebug.views.debugger import WINDOW as GRAPH_WINDOW
 from flowdebug.views.history import part_summary
 from pages import actions, common, play, projector
 from pages import graphs as drawing
+from pages import picture as teaching
 
 common.sidebar()
 s = common.session()
@@ -232,25 +233,36 @@ def _manual(s: Session) -> None:
 LAYOUT_KEYS = ("graph_layout", "per_row", "show_all", "show_stream")
 
 
+def _layout_now() -> str:
+    """The layout chosen, else the teaching picture in presenter mode and the aligned view
+    otherwise."""
+    chosen = st.session_state.get("graph_layout")
+    return chosen or ("teaching" if common.presenter() else "aligned")
+
+
 def _separate() -> bool:
     """The graphs are drawn one per vendor (the layout's choice), not as the aligned view."""
-    return st.session_state.get("graph_layout") == "separate"
+    return _layout_now() == "separate"
 
 
 def _layout(per_row: int) -> None:
     """How the graphs are drawn: aligned or separate, how many a row, the whole trace, the
     streamed arguments."""
+    if "graph_layout" not in st.session_state:
+        st.session_state.graph_layout = _layout_now()
     st.radio(
         "Layout",
-        ["aligned", "separate"],
+        ["teaching", "aligned", "separate"],
         key="graph_layout",
         horizontal=True,
         format_func={
-            "aligned": "Aligned (vendors share rows)",
+            "teaching": "Teaching picture (one cycle, each vendor's words)",
+            "aligned": "Aligned lanes per vendor",
             "separate": "Separate graphs",
         }.get,
-        help="Aligned: the same event on the same row for every vendor. Separate: one "
-        "graph per vendor, each laid out on its own",
+        help="Teaching: the cycle drawn once, each vendor's fields beside each event. "
+        "Aligned: every vendor's own lanes on shared rows (exports). Separate: one graph per "
+        "vendor, each laid out on its own",
     )
     separate = _separate()
     if separate:
@@ -363,7 +375,17 @@ def _graphs(bar: DeltaGenerator, s: Session) -> None:
     window = None if show_all else (GRAPH_WINDOW if separate else ALIGNED_WINDOW)
     if not state.events:
         st.caption("Press **Step** to send the first request; arrows appear as the cycle runs.")
-    if not separate:
+    if _layout_now() == "teaching":
+        slot = st.container(key="fd_view")
+
+        def _picture(upto: int | None) -> None:
+            """The teaching picture, drawn by Play's fragment so it grows at each tick alone."""
+            with slot:
+                teaching.draw_picture(common.session().state, chosen, window, upto=upto)
+
+        with bar:
+            play.play_controls(state, chosen, stage=_picture)
+    elif not separate:
         slot = st.container(key="fd_view")
 
         def _stage(upto: int | None) -> None:
@@ -426,7 +448,7 @@ def _cycle() -> None:
     _history(s)
     common.refresh_status(step=False)  # the bar says the step: sent when the status changes
     lint_ahead(s.state, common.chosen_protocols())  # a long history's next request, between Steps
-    if _separate():  # the aligned view's own script makes the call
+    if _layout_now() != "aligned":  # the aligned view's own script makes the call
         projector.follow_step(s.state.step)
 
 

@@ -200,6 +200,8 @@ def _label(
         case "continuation":
             n = e.data.get("n_results", 0)
             return f"{n} results + history → model"
+        case "answer":  # the model's words are on the row above: said once
+            return "the answer, shown to the user"
     return said
 
 

@@ -1,0 +1,65 @@
+"""The teaching picture: the cycle drawn once, each chosen vendor's words beside each event.
+
+A helper of the pages, not a page. The picture is a Streamlit custom component
+(``st.components.v2``): its HTML, CSS and JavaScript ship inside the package
+(``flowdebug/views/picture/``), and it receives the row table of
+:func:`flowdebug.views.teaching.picture` as data. A click on an event lights it in every
+column and tells the server through the component's state.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import streamlit as st
+
+from flowdebug.engine.session_state import SessionState
+from flowdebug.views.debugger import refusals
+from flowdebug.views.teaching import picture
+from pages import common
+
+_ASSETS = resources.files("flowdebug.views") / "picture"
+_PICTURE = st.components.v2.component(
+    "flowdebug.teaching_picture",
+    html="",
+    css=(_ASSETS / "picture.css").read_text(encoding="utf-8"),
+    js=(_ASSETS / "picture.js").read_text(encoding="utf-8"),
+    isolate_styles=False,  # plain page DOM: the picture's header sticks under the control bar
+)
+LIT = "fd_event"  # the event lit in every column (shared with the aligned view's picker)
+
+
+def _clicked() -> None:
+    seq = st.session_state.get("fd_picture", {}).get("lit")
+    if isinstance(seq, int):
+        st.session_state[LIT] = seq
+
+
+def draw_picture(
+    state: SessionState, chosen: list[str], window: int | None, upto: int | None = None
+) -> None:
+    """The teaching picture of ``state`` for the vendors ``chosen``. ``upto``: the last event
+    Play has revealed (None: all of them)."""
+    selected = st.session_state.get(LIT, -1)
+    refused = refusals(state.conversation, state.events, chosen)
+    table = picture(
+        state,
+        chosen,
+        refused,
+        window=window,
+        selected=None if selected is None or selected < 0 else selected,
+        upto_seq=upto,
+    )
+    _PICTURE(data=table.data(), key="fd_picture", default={"lit": None},
+             on_lit_change=_clicked)  # fmt: skip
+    for name, r in refused.items():
+        if name in chosen:
+            st.error(
+                common.literal(
+                    f"{common.title(name)} refuses this request (HTTP {r.status}), so its "
+                    f"cycle stops: {r.message}"
+                ),
+                icon="⛔",
+            )
+    if table.hidden:
+        st.caption(f"{table.hidden} events outside this window are hidden.")
