@@ -27,6 +27,7 @@ from flowdebug.redact import register_secret, url_secrets
 from flowdebug.render import Style
 from flowdebug.store.owners import NotOwner
 from flowdebug.store.sessions import StaleSession, Store, open_store
+from flowdebug.views import vendors
 from pages import lifetime
 from pages.browser import keep_owner_cookie, owner
 
@@ -167,7 +168,7 @@ def player_choice() -> PlayerChoice:
     get = st.session_state.get
     return PlayerChoice(
         kind=get("player_kind", "scripted"),
-        protocol=get("live_protocol", "openai-chat"),
+        protocol=get("live_protocol") or protocols.default_protocol(local=True),
         model=get("live_model") or None,
         base_url=get("live_base_url") or None,
         stream=bool(get("live_stream", False)),
@@ -235,7 +236,7 @@ def draw_sidebar() -> None:
     # Starting values that are not the widgets' first options (a widget given a default and a
     # session value both warns, so they are set here).
     st.session_state.setdefault("protocols", list(protocols.PROTOCOLS))
-    st.session_state.setdefault("live_protocol", "openai-chat")
+    st.session_state.setdefault("live_protocol", protocols.default_protocol(local=True))
     st.query_params["session"] = session().state.id
     notice_newer()
     with st.sidebar:
@@ -246,7 +247,7 @@ def draw_sidebar() -> None:
             key="protocols",
         )
         if not st.session_state.protocols:
-            st.caption(":orange[No protocol chosen: all five are shown until you pick one.]")
+            st.caption(f":orange[{vendors.none_chosen_note()}]")
         st.toggle("Presenter mode (large type)", key="presenter")
         with st.expander("Who plays the model", expanded=False):
             kind = st.radio(
@@ -264,7 +265,7 @@ def draw_sidebar() -> None:
                 st.selectbox("API", LIVE_PROTOCOLS, key="live_protocol", format_func=title)
                 st.text_input("Model (empty: the vendor's default)", key="live_model")
                 st.text_input(
-                    "Base URL (a local or OpenAI-compatible server)",
+                    f"Base URL (a local or {vendors.local_compatible()}-compatible server)",
                     key="live_base_url",
                     placeholder="http://localhost:11434/v1",
                 )

@@ -3,10 +3,10 @@ current one and import of traces or any vendor payload."""
 
 import streamlit as st
 
-from flowdebug import protocols
 from flowdebug.errors import FlowdebugError
 from flowdebug.exchange import exports as exporting
 from flowdebug.exchange import imports as importing
+from flowdebug.views import vendors
 from pages import browser, common
 
 common.sidebar()
@@ -118,11 +118,7 @@ fmt = c[0].selectbox(
     }.get,
 )
 needs_protocol = fmt != "trace"
-names = (
-    ["anthropic", "openai-chat", "openai-responses", "gemini"]
-    if fmt == "snippet"
-    else list(protocols.PROTOCOLS)
-)
+names = exporting.export_protocols(fmt)
 protocol = c[1].selectbox(
     "Protocol", names, key="exp_protocol", format_func=common.title, disabled=not needs_protocol
 )
@@ -155,7 +151,7 @@ except FlowdebugError as e:
 # -- import -------------------------------------------------------------------------------------
 st.subheader("Import")
 st.caption(
-    "A trace exported here, or any Anthropic / OpenAI / Gemini request or response, or "
+    f"A trace exported here, or any {vendors.model_vendors()} request or response, or "
     "an MCP transcript. A bad file is refused with the JSON path at fault; nothing "
     "changes."
 )

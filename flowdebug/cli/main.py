@@ -190,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="name the sample scenarios")
     p.add_argument(
         "--protocol",
-        default="anthropic",
+        default=protocols.default_protocol(),
         choices=list(protocols.PROTOCOLS),
         help="label the trace in this protocol's terms",
     )
@@ -209,7 +209,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("render", help="draw a trace as a sequence graph")
     p.add_argument("trace", nargs="?", default="-", help="trace JSON (flowdebug run --json)")
     p.add_argument("--format", required=True, choices=["dot", "svg", "mermaid"])
-    p.add_argument("--protocol", default="anthropic", choices=list(protocols.PROTOCOLS))
+    p.add_argument(
+        "--protocol", default=protocols.default_protocol(), choices=list(protocols.PROTOCOLS)
+    )
     p.set_defaults(func=cmd_render)
     cli_mcp.add_commands(sub)
     cli_live.add_commands(sub)

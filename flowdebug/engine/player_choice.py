@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from flowdebug import protocols
 from flowdebug.engine import scenarios
 from flowdebug.errors import UsageError
 from flowdebug.players import ManualPlayer, Player
@@ -23,7 +24,8 @@ KINDS = ("scripted", "manual", "live")
 @dataclass(frozen=True)
 class PlayerChoice:
     kind: str = "scripted"
-    protocol: str = "openai-chat"
+    # Until a person picks one: the protocol local model servers speak (no key needed).
+    protocol: str = field(default_factory=lambda: protocols.default_protocol(local=True))
     model: str | None = None
     base_url: str | None = None
     stream: bool = False

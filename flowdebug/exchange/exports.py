@@ -129,6 +129,12 @@ def sdk_snippet(state: SessionState, protocol: str, title: str = "") -> tuple[st
     return snippet(protocol, payload, title, state.conversation.model), warnings
 
 
+def export_protocols(fmt: str) -> list[str]:
+    """The protocols ``fmt`` can be exported in, in registry order: for a snippet, every
+    vendor whose facts declare an SDK snippet; otherwise every vendor."""
+    return list(sdks()) if fmt == "snippet" else list(protocols.PROTOCOLS)
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[:60] or "session"
 
@@ -136,12 +142,13 @@ def _slug(text: str) -> str:
 def export(
     state: SessionState,
     fmt: str,
-    protocol: str = "anthropic",
+    protocol: str | None = None,
     name: str | None = None,
     parent: str | None = None,
 ) -> Export:
-    """``state`` as one file: ``fmt`` is one of :data:`FORMATS`; ``protocol`` is used by
-    request, graph and snippet formats."""
+    """``state`` as one file: ``fmt`` is one of :data:`FORMATS`; ``protocol`` (the registry's
+    first when None) is used by request, graph and snippet formats."""
+    protocol = protocol or protocols.default_protocol()
     base = _slug(name or state.scenario or state.id)
     if fmt != "trace":
         protocols.get(protocol)  # an unknown name fails here, clearly

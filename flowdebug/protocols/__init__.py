@@ -46,6 +46,7 @@ __all__ = [
     "Converted",
     "Facts",
     "Kind",
+    "default_protocol",
     "detect",
     "facts",
     "get",
@@ -73,6 +74,14 @@ def facts(name: str) -> Facts:
 def model_protocols() -> list[str]:
     """The protocols a model speaks (every one but MCP, the runtime's talk with its tools)."""
     return [n for n, c in PROTOCOLS.items() if c.facts.kind == "model"]
+
+
+def default_protocol(local: bool = False) -> str:
+    """The protocol used until a person picks one: the first model protocol registered; with
+    ``local``, the first whose facts say local model servers speak it (a live player's first
+    choice: such a server needs no key), else the first."""
+    names = model_protocols()
+    return next((n for n in names if local and facts(n).local_servers), names[0])
 
 
 def detect(payload: Any) -> tuple[str, Kind] | None:

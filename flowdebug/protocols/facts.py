@@ -228,6 +228,9 @@ class Facts:
     sdk_rewrites: tuple[SdkRewrite, ...] = ()
     # The variable whose "Name: value" lines the SDK adds to every request's headers by itself.
     sdk_headers_env: str | None = None
+    # Local model servers (Ollama, vLLM, LM Studio, llama.cpp) speak this protocol too: the
+    # live player's first choice (protocols.default_protocol(local=True)).
+    local_servers: bool = False
 
     @property
     def base_path(self) -> str:

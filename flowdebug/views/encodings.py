@@ -69,7 +69,7 @@ def encode_turn(turn: Turn, protocol: str, stream: bool = True) -> list[Payload]
 def encode_all(
     conv: Conversation, names: list[str] | None = None, stream: bool = True
 ) -> dict[str, list[Payload]]:
-    """Every turn of ``conv`` in every protocol named (all five by default)."""
+    """Every turn of ``conv`` in every protocol named (every registered one by default)."""
     names = names or list(protocols.PROTOCOLS)
     all_turns = turns(conv)
     return {name: [p for t in all_turns for p in encode_turn(t, name, stream)] for name in names}

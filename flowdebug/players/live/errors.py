@@ -1,7 +1,7 @@
 """Live call failures as :class:`ProviderError`: the vendor's own words and what to do next.
 
 Classification works from the wire capture rather than from each SDK's exception classes, so
-the three SDKs (and OpenAI-compatible servers) fail the same way: an HTTP error status, an
+every vendor's SDK (and OpenAI-compatible servers) fails the same way: an HTTP error status, an
 error event inside a stream, no answer in time, no connection, or a body that is not the
 protocol's response.
 """

@@ -80,4 +80,5 @@ FACTS = Facts(
     sdk_loggers=("openai",),
     sdk_headers_env="OPENAI_CUSTOM_HEADERS",
     sdk_method="chat.completions.create",
+    local_servers=True,  # the "OpenAI-compatible" servers
 )
