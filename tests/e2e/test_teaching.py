@@ -1,0 +1,121 @@
+"""The teaching picture on a projector (issue 29 "Done when"): Chromium at 1280x720, presenter
+mode, the sidebar collapsed, the weather scenario stepped to its end, nothing scrolled by hand.
+Each frame is read from the text inside the viewport (not under the sticky header, not off
+screen). Screenshots go to artifacts/screenshots/."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.app_server import ROOT, wait_idle
+from tests.e2e.test_projector import _at_step, _presenter
+
+SHOTS = ROOT / "artifacts" / "screenshots"
+WIDTH, HEIGHT = 1280, 720
+VENDORS = ["Anthropic", "OpenAI Chat", "OpenAI Responses", "Gemini", "MCP", "Bedrock"]
+
+pytestmark = pytest.mark.browser
+
+# Every text of the picture a reader sees: inside the viewport and not covered by another
+# element (the sticky header covers the rows that scrolled under it); with its type size.
+SEEN = """() => {
+  const out = [];
+  const parts = [".fdp-vendor", ".fdp-lane-name", ".fdp-band-name", ".fdp-label", ".fdp-words",
+    ".fdp-json > div"].join(", ");
+  for (const el of document.querySelectorAll(parts)) {
+    const r = el.getBoundingClientRect();
+    const off = r.bottom <= 0 || r.top >= innerHeight || r.right <= 0 || r.left >= innerWidth;
+    if (r.width === 0 || off) continue;
+    const x = Math.min(Math.max(r.left + 3, 0), innerWidth - 1);
+    const y = Math.min(Math.max(r.top + Math.min(r.height / 2, 10), 0), innerHeight - 1);
+    const hit = document.elementFromPoint(x, y);
+    if (!hit || !(el.contains(hit) || hit.contains(el))) continue;
+    out.push({text: el.textContent, size: parseFloat(getComputedStyle(el).fontSize), top: r.top});
+  }
+  return out;
+}"""
+
+# The smallest type of any text node inside the picture, as rendered.
+SMALLEST = """() => {
+  let least = Infinity;
+  const walk = document.createTreeWalker(document.querySelector(".fdp"), NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (!n.textContent.trim()) continue;
+    least = Math.min(least, parseFloat(getComputedStyle(n.parentElement).fontSize));
+  }
+  return least;
+}"""
+
+# The tops of the final answer's first line in the lanes and in every vendor's cell.
+FINAL_TOPS = """() => {
+  const row = document.querySelector(".fdp-row[data-kind='final_answer']");
+  return [...row.querySelectorAll(".fdp-label, .fdp-cell > .fdp-words:first-child")]
+    .map(e => e.getBoundingClientRect().top);
+}"""
+
+SIDEWAYS = """() => [document.scrollingElement, document.querySelector("[data-testid='stMain']")]
+  .filter(Boolean).some(e => e.scrollWidth > e.clientWidth + 1)"""
+
+
+@pytest.fixture
+def page(browser, server):
+    ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    pg.goto(server, wait_until="domcontentloaded")
+    pg.locator(".st-key-step button").first.wait_for()
+    wait_idle(pg)
+    yield pg
+    ctx.close()
+
+
+def _frame(page) -> str:
+    """The text a reader sees in the picture now (every part checked at 18 px or more)."""
+    seen = page.evaluate(SEEN)
+    small = [s for s in seen if s["size"] < 18]
+    assert not small, small[:5]
+    return "\n".join(s["text"] for s in seen)
+
+
+def test_weather_to_its_end_every_frame_names_all_six_and_links_each_result(page):
+    _presenter(page)
+    step = page.locator(".st-key-step button").first
+    frames = {}
+    for n in range(1, 6):
+        step.click()
+        _at_step(page, n)
+        page.wait_for_function("() => document.querySelectorAll('.fdp-row').length > 0")
+        page.wait_for_timeout(300)  # the picture follows the lit step in the next frame
+        frames[n] = _frame(page)
+        assert not page.evaluate(SIDEWAYS), f"sideways scroll at step {n}"
+        assert page.evaluate(SMALLEST) >= 18
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"teaching-1280-step-{n}.png"))
+        for vendor in VENDORS:
+            assert vendor in frames[n], (n, vendor)
+    continuation = frames[4]
+    for term in ("tool_use_id", "is_error", "tool_call_id", "call_id", "functionResponse",
+                 "toolUseId", "isError"):  # fmt: skip
+        assert term in continuation, term
+    assert "get_weather(Tokyo) → timeout" in continuation
+    tops = page.evaluate(FINAL_TOPS)
+    assert len(tops) == 1 + 5  # the lanes and the five model APIs (MCP has no final turn)
+    assert max(tops) - min(tops) <= 4, tops
+    assert "ANSWER" in frames[5].upper()
+
+
+def test_a_click_on_an_event_lights_it_in_every_column_and_tells_the_server(page):
+    _presenter(page)
+    step = page.locator(".st-key-step button").first
+    for n in range(1, 4):
+        step.click()
+        _at_step(page, n)
+    row = page.locator(".fdp-row[data-kind='tool_call']").last
+    row.click()
+    wait_idle(page)
+    lit = page.locator(".fdp-row.fdp-lit")
+    assert lit.count() == 1
+    assert lit.first.get_attribute("data-kind") == "tool_call"
+    # The server heard it: the lit event's wire is the call's, in each vendor's terms.
+    wire = page.locator(".fdp-wire").inner_text()
+    assert '"toolUseId": "call_2"' in wire and '"call_id": "call_2"' in wire
