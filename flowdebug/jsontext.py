@@ -177,3 +177,15 @@ def _keys(place: _Place) -> list[Any]:
 
 def _path(place: _Place) -> str:
     return json_path(_keys(place))
+
+
+def embedded(text: str) -> Any:
+    """The JSON value written in a string that a payload holds (a call's arguments, a streamed
+    call's input, a tool's output, an SSE event's data), read and checked like any other JSON.
+    Raises :class:`ValueError` (as :func:`json.loads` does) when it is no JSON this reader
+    accepts, so a codec keeps the string as text; a value nested too deep or holding NaN never
+    leaves a codec as JSON."""
+    try:
+        return loads(text, "embedded")
+    except CodecError as e:
+        raise ValueError(f"{e.path}: {e.reason}") from None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 
+from flowdebug import jsontext
 from flowdebug.protocols.base import Warnings
 
 
@@ -27,7 +28,7 @@ def error_message(output: str) -> str | None:
     if not output.lstrip(" \t\n\r").startswith("{"):
         return None  # most results: no need to parse them
     try:
-        value = json.loads(output)
+        value = jsontext.embedded(output)
     except ValueError:
         return None
     if isinstance(value, dict) and list(value) == ["error"] and isinstance(value["error"], str):

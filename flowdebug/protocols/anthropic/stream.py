@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from flowdebug import jsontext
 from flowdebug.errors import CodecError
 from flowdebug.protocols.base import Warnings, expect, require
 
@@ -253,8 +254,8 @@ def _finish_input(acc: Assembled, index: int, buffer: str) -> None:
     if not buffer.strip():
         return  # no fragments: the input from content_block_start stands
     try:
-        parsed = json.loads(buffer)
-    except json.JSONDecodeError:
+        parsed = jsontext.embedded(buffer)
+    except ValueError:
         parsed = None
     if isinstance(parsed, dict):
         acc.message["content"][index]["input"] = parsed

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 from zlib import crc32
 
+from flowdebug import jsontext
 from flowdebug.errors import FlowdebugError
 
 CONTENT_TYPE = "application/vnd.amazon.eventstream"
@@ -264,7 +265,7 @@ def event_object(headers: Headers, payload: bytes) -> Any:
     name = headers.get(":exception-type" if kind == "exception" else ":event-type")
     text = payload.decode("utf-8", "replace")
     try:
-        value = json.loads(text) if text.strip() else {}
+        value = jsontext.embedded(text) if text.strip() else {}
     except ValueError:
         return text
     if not isinstance(name, str):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, assert_never
 
+from flowdebug import jsontext
 from flowdebug.model import (
     HostedCall,
     HostedResult,
@@ -54,7 +55,7 @@ def text_as_json(text: str) -> Any:
     """The JSON object or array ``text`` spells exactly (as ``json.dumps`` writes it), else
     None: such a result goes as a ``{"json": ...}`` block and decodes to the same text."""
     try:
-        value = json.loads(text)
+        value = jsontext.embedded(text)
     except ValueError:
         return None
     if isinstance(value, dict | list) and json.dumps(value, ensure_ascii=False) == text:
@@ -81,7 +82,7 @@ def _result_content(result: ToolResult, path: str, w: Warnings) -> list[dict[str
                 extra = own(item.provider_details, w, item_path)
                 if extra.get(JSON_MARK) is True:
                     try:
-                        blocks.append({"json": json.loads(item.text)})
+                        blocks.append({"json": jsontext.embedded(item.text)})
                         continue
                     except ValueError:
                         pass  # edited into plain text: it goes as text

@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from flowdebug import jsontext
 from flowdebug.errors import CodecError
 from flowdebug.protocols.base import Warnings, expect, require
 from flowdebug.protocols.bedrock.facts import ERROR_EVENTS, EVENT_NAMES, PROTOCOL
@@ -231,7 +232,7 @@ class _Blocks:
             if index in self.inputs and self.inputs[index].strip():
                 buffer = self.inputs[index]
                 try:
-                    parsed = json.loads(buffer)
+                    parsed = jsontext.embedded(buffer)
                 except ValueError:
                     parsed = None
                 if isinstance(parsed, dict):

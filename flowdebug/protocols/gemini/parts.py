@@ -25,6 +25,7 @@ from typing import Any, assert_never
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
+from flowdebug import jsontext
 from flowdebug.model import (
     HostedCall,
     HostedResult,
@@ -267,7 +268,7 @@ class Encoder:
 def _value(text: str) -> Any:
     """The parsed JSON object/array when ``text`` is exactly its serialization, else text."""
     try:
-        parsed = json.loads(text)
+        parsed = jsontext.embedded(text)
     except ValueError:
         return text
     if isinstance(parsed, dict | list) and json.dumps(parsed, ensure_ascii=False) == text:

@@ -78,9 +78,9 @@ that keeps the original block and writes it back unchanged; an image given by UR
 
 from __future__ import annotations
 
-import json
 from typing import Any, assert_never
 
+from flowdebug import jsontext
 from flowdebug.errors import CodecError
 from flowdebug.model import (
     Conversation,
@@ -350,9 +350,10 @@ class McpCodec:
             data = require(PROTOCOL, event, "data", path, (dict, str))
             if isinstance(data, str):
                 try:
-                    data = json.loads(data)
-                except json.JSONDecodeError as exc:
-                    raise CodecError(PROTOCOL, f"{path}.data", f"not JSON: {exc.msg}") from None
+                    data = jsontext.loads(data, PROTOCOL)
+                except CodecError as exc:
+                    where = f"{path}.data" + exc.path.removeprefix("$")
+                    raise CodecError(PROTOCOL, where, exc.reason) from None
             msgs.append((f"{path}.data", rpc_message(data, f"{path}.data")))
         return _model_response(_calls(msgs), w)
 

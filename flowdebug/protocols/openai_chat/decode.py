@@ -8,11 +8,11 @@ whole conversation is validated once at the end: one pydantic call instead of th
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import ValidationError
 
+from flowdebug import jsontext
 from flowdebug.errors import CodecError, json_path
 from flowdebug.protocols.base import Warnings, expect, require
 from flowdebug.protocols.error_results import error_message
@@ -43,7 +43,7 @@ def _parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
     if text == "":  # a streamed call starts with arguments "": no arguments at all
         return {}, None
     try:
-        value = json.loads(text)
+        value = jsontext.embedded(text)
     except ValueError:
         return {}, text
     return (value, None) if isinstance(value, dict) else ({}, text)

@@ -9,6 +9,7 @@ import json
 import re
 from typing import Any
 
+from flowdebug import jsontext
 from flowdebug.model import Image, ToolCall
 
 PROTOCOL = "openai-responses"
@@ -81,7 +82,7 @@ def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
     if text == "":
         return {}, None
     try:
-        value = json.loads(text)
+        value = jsontext.embedded(text)
     except ValueError:
         return {}, text
     return (value, None) if isinstance(value, dict) else ({}, text)
