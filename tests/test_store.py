@@ -384,6 +384,7 @@ def _stored_text(url: str) -> str:
         rows = conn.execute(
             "SELECT name || head || conversation FROM flowdebug_sessions"
             " UNION ALL SELECT body FROM flowdebug_items"
+            " UNION ALL SELECT body FROM flowdebug_values"
         ).fetchall()
     return "\n".join(r[0] for r in rows)
 

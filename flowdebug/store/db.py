@@ -66,6 +66,15 @@ class Tx:
                 "INSERT INTO flowdebug_items (session, list, idx, body) VALUES (?, ?, ?, ?)", rows
             )
 
+    def insert_values(self, session_id: str, values: dict[str, str]) -> None:
+        """A session's packed values (see :mod:`flowdebug.store.packing`); one already there
+        is left as it is (its hash names its text)."""
+        self.executemany(
+            "INSERT INTO flowdebug_values (session, hash, body) VALUES (?, ?, ?)"
+            " ON CONFLICT (session, hash) DO NOTHING",
+            [(session_id, h, text) for h, text in values.items()],
+        )
+
     @property
     def lock_row(self) -> str:
         """Appended to a SELECT that a writer then updates (SQLite locks the whole file)."""
@@ -117,7 +126,33 @@ def _m2_owner(tx: Tx) -> None:
     tx.execute("CREATE INDEX flowdebug_sessions_owner ON flowdebug_sessions (owner, updated)")
 
 
-MIGRATIONS: list[Callable[[Tx], None]] = [_m1_sessions, _m2_owner]
+def _m3_values(tx: Tx) -> None:
+    # A session's larger values stored once, by hash (flowdebug.store.packing): every live
+    # exchange carried the whole history again, so sessions grew with the square of their
+    # length. Existing rows are packed here.
+    from flowdebug.store.packing import Packer
+
+    tx.execute(
+        """CREATE TABLE flowdebug_values (
+            session TEXT NOT NULL REFERENCES flowdebug_sessions (id) ON DELETE CASCADE,
+            hash TEXT NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (session, hash)
+        )"""
+    )
+    for (session_id,) in tx.all("SELECT id FROM flowdebug_sessions ORDER BY id"):
+        packer = Packer()
+        rows = tx.all(
+            "SELECT list, idx, body FROM flowdebug_items WHERE session = ?", (session_id,)
+        )
+        tx.executemany(
+            "UPDATE flowdebug_items SET body = ? WHERE session = ? AND list = ? AND idx = ?",
+            [(packer.pack(body), session_id, kind, idx) for kind, idx, body in rows],
+        )
+        tx.insert_values(session_id, packer.values)
+
+
+MIGRATIONS: list[Callable[[Tx], None]] = [_m1_sessions, _m2_owner, _m3_values]
 _PG_LOCK = 0x666C6F77  # advisory lock id: app servers starting together migrate one at a time
 
 

@@ -2,17 +2,20 @@
 frozen and the debugger copies lists, not items), so a store remembers which item objects it
 wrote (:class:`WrittenCache`) and a save rewrites each list from its first changed item on
 (:func:`plan_changes`, :func:`write_changes`): a step costs a few rows whatever the length of
-the history (see ``bench/store.py``).
+the history (see ``bench/store.py``). Items are packed (:mod:`flowdebug.store.packing`), and a
+store remembers which values it knows are stored, so a step writes only the values it adds
+(see ``bench/storage_growth.py``).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from flowdebug.store.db import Tx
+from flowdebug.store.packing import Packer
 from flowdebug.store.rows import LISTS, item_json
 
 CACHE_SIZE = 256  # sessions whose written items a store remembers
@@ -27,6 +30,7 @@ class Written:
     revision: int
     items: dict[str, list[Any]]
     created: float | None = None
+    values: frozenset[str] = field(default_factory=frozenset)  # hashes stored for the session
 
     def matches(self, revision: int, created: float) -> bool:
         """True when the stored row is the one this store last wrote or read."""
@@ -65,21 +69,28 @@ def first_change(old: list[Any], new: list[Any]) -> int:
 
 
 def plan_changes(
-    known: Written, items: dict[str, list[Any]], secrets: list[str]
+    known: Written, items: dict[str, list[Any]], secrets: list[str], packer: Packer
 ) -> dict[str, tuple[int, list[str]]]:
-    """Per list: the first index that changed and the new items' JSON from there on."""
+    """Per list: the first index that changed and the new items' packed bodies from there on
+    (their values collected by ``packer``)."""
     plan = {}
     for kind in LISTS:
         old, new = known.items[kind], items[kind]
         start = first_change(old, new)
         if start < len(old) or start < len(new):
-            rows = [item_json(kind, i, new[i], secrets) for i in range(start, len(new))]
+            rows = [
+                packer.pack(item_json(kind, i, new[i], secrets)) for i in range(start, len(new))
+            ]
             plan[kind] = (start, rows)
     return plan
 
 
-def write_changes(tx: Tx, session_id: str, plan: dict[str, tuple[int, list[str]]]) -> None:
-    """Replace each planned list's rows from its first changed index on."""
+def write_changes(
+    tx: Tx, session_id: str, plan: dict[str, tuple[int, list[str]]], values: dict[str, str]
+) -> None:
+    """Replace each planned list's rows from its first changed index on, and add ``values``.
+    A value left behind by a replaced row (an undone step) stays: a redo often needs it."""
+    tx.insert_values(session_id, values)
     for kind, (start, rows) in plan.items():
         tx.execute(
             "DELETE FROM flowdebug_items WHERE session = ? AND list = ? AND idx >= ?",

@@ -40,6 +40,7 @@ from flowdebug.redact import secret_values
 from flowdebug.store.db import StoreError, Tx, default_path, migrate, open_database
 from flowdebug.store.increments import Written, WrittenCache, plan_changes, write_changes
 from flowdebug.store.owners import check_owner, owner_key
+from flowdebug.store.packing import Packer, unpacker
 from flowdebug.store.rows import (
     INFO,
     LISTS,
@@ -128,7 +129,8 @@ class Store:
         items = state_items(state)
         head, conversation = heads(state, secrets)
         known = self._written.known(state.id)
-        plan = plan_changes(known, items, secrets) if known else None
+        packer = Packer()
+        plan = plan_changes(known, items, secrets, packer) if known else None
         now = time.time()
         select = (
             "SELECT revision, name, parent, created, owner FROM flowdebug_sessions WHERE id = ?"
@@ -163,16 +165,22 @@ class Store:
                     "change was not saved, and nothing saved was overwritten)"
                 )
             if plan is not None and known is not None and known.matches(revision, created):
-                write_changes(tx, state.id, plan)
+                new = {h: v for h, v in packer.values.items() if h not in known.values}
+                write_changes(tx, state.id, plan, new)
+                stored = known.values | new.keys()
             else:
+                packer = Packer()  # the whole session: only what it needs
                 tx.execute("DELETE FROM flowdebug_items WHERE session = ?", (state.id,))
+                tx.execute("DELETE FROM flowdebug_values WHERE session = ?", (state.id,))
                 tx.insert_items(
                     [
-                        (state.id, kind, i, item_json(kind, i, item, secrets))
+                        (state.id, kind, i, packer.pack(item_json(kind, i, item, secrets)))
                         for kind in LISTS
                         for i, item in enumerate(items[kind])
                     ]
                 )
+                tx.insert_values(state.id, packer.values)
+                stored = frozenset(packer.values)
             name, parent = name or old_name, parent or old_parent
             # Compare-and-set: the row lock above already serialises writers; the revision in
             # the WHERE clause makes the rule hold even where a lock is not taken.
@@ -199,7 +207,7 @@ class Store:
                 raise StaleSession(
                     "this session was changed in another tab; reload to see the newer steps"
                 )
-        self._written.remember(state.id, Written(revision + 1, items, created))
+        self._written.remember(state.id, Written(revision + 1, items, created, stored))
         return SessionInfo(
             state.id,
             name,
@@ -235,9 +243,13 @@ class Store:
                 "SELECT list, body FROM flowdebug_items WHERE session = ? ORDER BY list, idx",
                 (session_id,),
             )
+            values = dict(
+                tx.all("SELECT hash, body FROM flowdebug_values WHERE session = ?", (session_id,))
+            )
+        unpack = unpacker(values)
         bodies: dict[str, list[str]] = {}
         for kind, body in rows:
-            bodies.setdefault(kind, []).append(body)
+            bodies.setdefault(kind, []).append(unpack(body))
         try:
             state = SessionState.model_validate_json(assemble(row[0], row[1], bodies))
         except ValidationError as e:
@@ -248,7 +260,9 @@ class Store:
                 "it was written by another flowdebug version or edited by hand"
             ) from None
         state.id = session_id  # the row's id rules (a duplicate carries its source's head)
-        self._written.remember(session_id, Written(row[2], state_items(state), row[4]))
+        self._written.remember(
+            session_id, Written(row[2], state_items(state), row[4], frozenset(values))
+        )
         return state, row[2]
 
     def revision(self, session_id: str) -> int | None:
@@ -350,6 +364,11 @@ class Store:
                 " SELECT ?, list, idx, body FROM flowdebug_items WHERE session = ?",
                 (new_id, session_id),
             )
+            tx.execute(
+                "INSERT INTO flowdebug_values (session, hash, body)"
+                " SELECT ?, hash, body FROM flowdebug_values WHERE session = ?",
+                (new_id, session_id),
+            )
         return self.info(new_id)
 
     def fork(
@@ -379,6 +398,7 @@ class Store:
                 "UPDATE flowdebug_sessions SET parent = ? WHERE parent = ?", (parent, session_id)
             )
             tx.execute("DELETE FROM flowdebug_items WHERE session = ?", (session_id,))
+            tx.execute("DELETE FROM flowdebug_values WHERE session = ?", (session_id,))
             tx.execute("DELETE FROM flowdebug_sessions WHERE id = ?", (session_id,))
         self._written.remember(session_id, None)
 

@@ -1,0 +1,139 @@
+"""Each piece of a session stored once: an item's JSON with its larger values kept by hash.
+
+A live call's exchange carries the whole history as the vendor received it (three times: the
+codec's encoding, the SDK's body, its exact text), and an execution repeats its message's call
+and result: saved as they are, a session grows with the square of its length. Packed, every
+object, array and string of :data:`MIN_BYTES` or more is a row of ``flowdebug_values`` keyed by
+its hash, and the item says ``{"$fd":"<hash>"}`` in its place; a value already stored (an
+earlier exchange's messages, the message an execution repeats) is not stored again.
+
+A long array is a tree of chunks cut where an element's hash says (content-defined chunking,
+as in prolly trees): appending elements leaves the earlier chunks as they were, so a request
+one turn longer than the last adds a few rows, not a copy of the history. A chunk is a run of
+elements (``{"$fds":"<hash>"}`` splices it into its array). A string that is exactly the
+compact JSON text of a value (the SDK's body as sent) is kept as that value
+(``{"$fdj":"<hash>"}``), so it shares the rows of the parsed body beside it.
+
+A packed body starts with :data:`PACKED`; any other body is plain JSON (rows written before
+packing, or an item whose own data has a ``"$fd`` key, which is kept as it is).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from flowdebug.store.db import StoreError
+
+PACKED = "@"
+MIN_BYTES = 64  # a value shorter than this stays inline: a reference costs 27 bytes
+FANOUT = 8  # elements per chunk, on average
+MAX_CHUNK = 64
+_REF = re.compile(r'\{"\$fd([sj]?)":"([0-9a-f]{16})"\}')
+_MARK = '"$fd'
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _hash(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+class Packer:
+    """Packs items, collecting the values they need (``values``: hash -> text)."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+
+    def _keep(self, text: str, kind: str = "") -> str:
+        h = _hash(text)
+        self.values.setdefault(h, text)
+        return f'{{"$fd{kind}":"{h}"}}'
+
+    def _pack(self, value: Any) -> str:
+        if isinstance(value, dict):
+            text = "{" + ",".join(f"{_dumps(k)}:{self._pack(v)}" for k, v in value.items()) + "}"
+        elif isinstance(value, list):
+            text = "[" + ",".join(self._chunks([self._pack(v) for v in value])) + "]"
+        elif isinstance(value, str):
+            text = _dumps(value)
+            if len(text) >= MIN_BYTES and value[:1] in "{[":
+                body = _json_text(value)
+                if body is not None:
+                    return self._keep(self._pack(body), "j")
+        else:
+            return _dumps(value)
+        return self._keep(text) if len(text) >= MIN_BYTES else text
+
+    def _chunks(self, level: list[str]) -> list[str]:
+        while len(level) > FANOUT:
+            chunks: list[list[str]] = [[]]
+            for element in level:
+                chunks[-1].append(element)
+                if len(chunks[-1]) >= MAX_CHUNK or _hash(element)[-1] in "07":  # 1 in 8
+                    chunks.append([])
+            level = [self._keep(",".join(c), "s") for c in chunks if c]
+        return level
+
+    def pack(self, item_text: str) -> str:
+        """The row body of one item given its JSON text (an object)."""
+        if _MARK in item_text:
+            return item_text
+        return PACKED + self._pack(json.loads(item_text))
+
+
+def _json_text(text: str) -> Any | None:
+    """The value ``text`` is the compact JSON of, or None."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    try:
+        return value if _dumps(value) == text else None
+    except ValueError:  # NaN or Infinity
+        return None
+
+
+def unpacker(values: Mapping[str, str]) -> Callable[[str], str]:
+    """A function from a row body to its item's JSON text, over a session's ``values``."""
+    done: dict[str, str] = {}
+
+    def refs(text: str) -> list[str]:
+        return [h for _, h in _REF.findall(text) if h not in done]
+
+    def resolve(m: re.Match[str]) -> str:
+        kind, h = m.groups()
+        return _dumps(done[h]) if kind == "j" else done[h]
+
+    def fill(h: str) -> None:
+        # Children first, without recursion: a value nests as deep as its data.
+        stack = [h]
+        while stack:
+            top = stack[-1]
+            if top in done:
+                stack.pop()
+                continue
+            if top not in values:
+                raise StoreError(
+                    f"a saved value ({top}) is missing: the database was changed by hand"
+                )
+            missing = refs(values[top])
+            if missing:
+                stack.extend(missing)
+            else:
+                done[top] = _REF.sub(resolve, values[top])
+                stack.pop()
+
+    def unpack(body: str) -> str:
+        if not body.startswith(PACKED):
+            return body
+        for h in refs(body):
+            fill(h)
+        return _REF.sub(resolve, body[len(PACKED) :])
+
+    return unpack

@@ -1,0 +1,144 @@
+"""A session's values stored once (flowdebug.store.packing): items read back exactly, a request
+one turn longer adds a few values, and a database from before packing opens and reads back
+identically."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flowdebug.engine.debugger import Session
+from flowdebug.store.db import MIGRATIONS, SqliteDatabase, migrate
+from flowdebug.store.packing import PACKED, Packer, unpacker
+from flowdebug.store.rows import LISTS, heads, item_json, state_items
+from flowdebug.store.sessions import open_store
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=40) | st.dictionaries(st.text(), inner, max_size=8),
+    max_leaves=200,
+)
+
+
+def roundtrip(items: list[str]) -> list[str]:
+    packer = Packer()
+    bodies = [packer.pack(t) for t in items]
+    unpack = unpacker(dict(packer.values))
+    return [unpack(b) for b in bodies]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(), json_values, max_size=6))
+def test_any_item_reads_back_as_the_same_value(item):
+    text = json.dumps(item)
+    (back,) = roundtrip([text])
+    assert json.loads(back) == item
+
+
+@settings(max_examples=100, deadline=None)
+@given(json_values)
+def test_a_string_holding_compact_json_reads_back_as_the_same_string(value):
+    compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    item = json.dumps({"raw_request": compact, "request": value, "raw": " " + compact})
+    (back,) = roundtrip([item])
+    assert json.loads(back) == json.loads(item)
+
+
+def test_an_item_whose_own_data_looks_like_a_reference_is_kept_as_it_is():
+    item = json.dumps({"arguments": {"$fd": "0123456789abcdef"}, "pad": "x" * 100})
+    packer = Packer()
+    assert packer.pack(item) == item and not packer.values
+    assert unpacker({})(item) == item
+
+
+def request(turns: int) -> dict:
+    messages = [{"role": "system", "content": "You are a weather assistant."}]
+    for n in range(turns):
+        messages.append(
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": f"call_{n}", "function": {"name": "get_weather", "arguments": "{}"}}
+                ],
+            }
+        )
+        messages.append({"role": "tool", "tool_call_id": f"call_{n}", "content": f"{n} C"})
+    return {"model": "gpt-4o", "messages": messages}
+
+
+def test_a_request_one_turn_longer_adds_a_few_values_not_the_history_again():
+    stored: dict[str, str] = {}
+    added = []
+    for turns in range(1, 400):
+        body = request(turns)
+        text = json.dumps(body, separators=(",", ":"))
+        exchange = json.dumps({"request": body, "codec_request": body, "raw_request": text})
+        packer = Packer()
+        packed = packer.pack(exchange)
+        new = {h: v for h, v in packer.values.items() if h not in stored}
+        stored.update(new)
+        added.append(len(packed) + sum(map(len, new.values())))
+        assert json.loads(unpacker(stored)(packed)) == json.loads(exchange)
+    whole = len(json.dumps(request(399))) * 3
+    # Per turn: the new messages and a path of chunks, whatever the length of the history.
+    assert max(added[-100:]) < 2_500 < whole / 10
+    assert sum(added[-100:]) / 100 < 2 * sum(added[100:200]) / 100
+
+
+def test_a_database_from_before_packing_opens_and_reads_back_identically(tmp_path):
+    session = Session.from_scenario("tasks")
+    for _ in range(6):
+        session.step()
+    state = session.state
+    path = tmp_path / "old.db"
+    # The database as flowdebug wrote it at schema version 2: plain JSON item rows.
+    old = SqliteDatabase(path)
+    assert migrate(old, MIGRATIONS[:2]) == 2
+    head, conversation = heads(state, [])
+    with old.transaction(write=True) as tx:
+        now = time.time()
+        tx.execute(
+            "INSERT INTO flowdebug_sessions (id, name, created, updated, messages, step, status,"
+            " revision, head, conversation) VALUES (?, 'old', ?, ?, ?, ?, ?, 3, ?, ?)",
+            (
+                state.id,
+                now,
+                now,
+                len(state.conversation.messages),
+                state.step,
+                state.status,
+                head,
+                conversation,
+            ),
+        )
+        tx.insert_items(
+            [
+                (state.id, kind, i, item_json(kind, i, item, []))
+                for kind, items in state_items(state).items()
+                for i, item in enumerate(items)
+            ]
+        )
+    old.close()
+
+    with open_store(str(path)) as store:
+        assert store.version == len(MIGRATIONS) == 3
+        loaded, revision = store.load_at(state.id)
+        assert revision == 3
+        assert loaded.model_dump_json() == state.model_dump_json()
+        session.step()  # goes on saving step by step from the converted rows
+        store.save(session.state, expected=3)
+    with open_store(str(path)) as store:
+        assert store.load(state.id).model_dump_json() == session.state.model_dump_json()
+    with sqlite3.connect(path) as conn:
+        bodies = [b for (b,) in conn.execute("SELECT body FROM flowdebug_items")]
+        kinds = {k for (k,) in conn.execute("SELECT DISTINCT list FROM flowdebug_items")}
+        values = conn.execute("SELECT COUNT(*) FROM flowdebug_values").fetchone()[0]
+    assert kinds <= set(LISTS) and all(b.startswith(PACKED) for b in bodies) and values > 0
