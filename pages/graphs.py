@@ -185,7 +185,8 @@ def draw_aligned(
     if stream:
         st.caption(
             "Streamed: the rows under each call are its arguments as that vendor's stream "
-            "delivered them, the newest fragment in bold (Gemini sends each call whole)."
+            "delivered them, the newest fragment in bold (a vendor that sends each call whole "
+            "has one row)."
         )
     # Under the graph: above it, it pushed the arrows below a projector's fold.
     if view.events:

@@ -21,6 +21,7 @@ from flowdebug.exchange.tools import (
     required_parameters,
     tool_rows,
 )
+from flowdebug.views import vendors
 from pages import common
 
 NEW = "➕ New tool"
@@ -242,9 +243,9 @@ with right:
 # -- paste ----------------------------------------------------------------------------------------
 st.header("Paste tools")
 st.caption(
-    "Any vendor's format: an Anthropic, OpenAI Chat or OpenAI Responses `tools` list, "
-    "Gemini `functionDeclarations` or `tools`, an MCP `tools/list` result, or a whole "
-    'request of any of them. New tools answer a fixed "ok" until you edit them.'
+    f"Any vendor's format: one {vendors.bare_tool_titles()}, or a list of them, an MCP "
+    "`tools/list` result, or a whole request of any vendor. New tools answer a fixed "
+    '"ok" until you edit them.'
 )
 text = st.text_area(
     "Tools JSON",

@@ -17,13 +17,13 @@ from flowdebug.protocols import facts
 
 FAULTS = {
     "error-400": "400 invalid request",
-    "error-401": "a bad API key (Gemini answers 400 API_KEY_INVALID, like the real API)",
+    "error-401": "a bad API key (each vendor's own answer and status, like the real API)",
     "error-403": "403 permission denied",
     "error-404": "404 unknown model",
     "error-429": "429 rate limited (with retry-after: 1)",
     "error-500": "500 internal error",
     "error-503": "503 unavailable / overloaded",
-    "error-529": "529 overloaded (Anthropic's own status)",
+    "error-529": "529 overloaded (one vendor's own status)",
     "malformed": "200 with a body that is not JSON (a stream: a data line that is not JSON)",
     "wrong-shape": "200 with JSON that is not the protocol's response",
     "slow": "answer after 5 s (slow-N: after N seconds), to exercise client timeouts",

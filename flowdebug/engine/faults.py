@@ -135,7 +135,8 @@ CATALOG: dict[str, FaultInfo] = {
         FaultInfo(
             "text_before_results",
             "protocol",
-            "A user text message comes before the tool results (Anthropic rejects this).",
+            "A user text message comes before the tool results (vendors that want the results "
+            "first in the turn reject this).",
             (Param("text", str, "Here are the results.", "the text"),),
         ),
     )

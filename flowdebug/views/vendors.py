@@ -4,6 +4,7 @@ so a vendor added there is counted and named everywhere without a page knowing i
 from __future__ import annotations
 
 from flowdebug import protocols
+from flowdebug.protocols.tools import bare_tools
 
 _WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
@@ -29,3 +30,11 @@ def model_vendors(conjunction: str = "or") -> str:
 def local_compatible() -> str:
     """The API local model servers imitate, as the base-URL field names it ("OpenAI Chat")."""
     return protocols.facts(protocols.default_protocol(local=True)).short
+
+
+def bare_tool_titles() -> str:
+    """Every bare tool spelling the paste reads, as a sentence lists them: "an Anthropic tool,
+    ... or a Bedrock toolSpec" (a list of each is read too)."""
+    titles = [bare.title for _, bare in bare_tools()]
+    head = ", ".join(titles[:-1])
+    return f"{head} or {titles[-1]}" if head else "".join(titles)
