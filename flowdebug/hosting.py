@@ -10,6 +10,14 @@ session, the command line) may run code or commands on the server:
 - MCP servers started over ``stdio`` are refused, and an MCP server over HTTP must be at a URL
   the host lists in ``FLOWDEBUG_ALLOWED_MCP_URLS``.
 
+Nor may it make the server connect where the host did not say: one rule (:func:`url_allowed`)
+reads both lists. An MCP server's URL must be under one of ``FLOWDEBUG_ALLOWED_MCP_URLS``; a
+live model's base URL under the vendor's own endpoint or one of ``FLOWDEBUG_ALLOWED_BASE_URLS``
+(the list that also says where the server's own API keys may go). And where a connection
+really goes is checked when it is made (:func:`address_refusal`): a host that resolves to a
+loopback, private, link-local (the cloud metadata service) or otherwise non-public address is
+refused unless the allowlist names that host and port, for every hop of a redirect too.
+
 Every refusal is a :class:`Refused` built by :func:`refusal`, so every entrance says the same.
 Limits that come with data (a tool's timeout, a session's result cap, a code handler's memory)
 are clamped to the host's ceilings (:func:`limits`) whatever the mode.
@@ -17,12 +25,14 @@ are clamped to the host's ceilings (:func:`limits`) whatever the mode.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from flowdebug.errors import UsageError
+from flowdebug.redact import strip_url_credentials
 
 SHARED_ENV = "FLOWDEBUG_SHARED"
 DISABLE_CODE_ENV = "FLOWDEBUG_DISABLE_CODE_HANDLERS"
@@ -30,6 +40,7 @@ DISABLE_CODE_ENV = "FLOWDEBUG_DISABLE_CODE_HANDLERS"
 # server (``1``), or even when it is not (``unisolated``): see flowdebug.engine.isolation.
 SHARED_CODE_ENV = "FLOWDEBUG_SHARED_CODE_HANDLERS"
 ALLOWED_MCP_URLS_ENV = "FLOWDEBUG_ALLOWED_MCP_URLS"
+ALLOWED_BASE_URLS_ENV = "FLOWDEBUG_ALLOWED_BASE_URLS"
 MAX_TIMEOUT_ENV = "FLOWDEBUG_MAX_TOOL_TIMEOUT"
 MAX_MEMORY_ENV = "FLOWDEBUG_MAX_CODE_MEMORY_MB"
 MAX_RESULT_ENV = "FLOWDEBUG_MAX_RESULT_CHARS"
@@ -55,32 +66,100 @@ def shared() -> bool:
     return _flag(SHARED_ENV)
 
 
-def allowed_mcp_urls() -> list[str]:
-    """The MCP URLs the host allows, from ``FLOWDEBUG_ALLOWED_MCP_URLS`` (comma or space
-    separated); a URL allows itself and every path below it on the same scheme, host and port."""
-    raw = os.environ.get(ALLOWED_MCP_URLS_ENV, "")
+def allowlist(env: str) -> list[str]:
+    """The URLs the host lists in the variable ``env`` (comma or space separated)."""
+    raw = os.environ.get(env, "")
     return [u for u in raw.replace(",", " ").split() if u]
 
 
-def url_allowed(url: str) -> bool:
-    """Whether ``url`` is one of :func:`allowed_mcp_urls` or below one."""
+def allowed_mcp_urls() -> list[str]:
+    """The MCP URLs the host allows, from ``FLOWDEBUG_ALLOWED_MCP_URLS``."""
+    return allowlist(ALLOWED_MCP_URLS_ENV)
+
+
+def allowed_base_urls() -> list[str]:
+    """The base URLs the host allows besides the vendors' own, from
+    ``FLOWDEBUG_ALLOWED_BASE_URLS``."""
+    return allowlist(ALLOWED_BASE_URLS_ENV)
+
+
+def base_urls(vendor: str | None) -> list[str]:
+    """Where a live model of the vendor whose own endpoint is ``vendor`` may be reached."""
+    return [vendor, *allowed_base_urls()] if vendor else allowed_base_urls()
+
+
+_PORTS = {"http": 80, "https": 443}
+
+
+def origin(url: str) -> tuple[str, str, int | None] | None:
+    """``url``'s scheme, host and port (the scheme's default when it names none), lower-cased;
+    None when it has no host."""
     try:
-        want = urlsplit(url)
-        port = want.port
+        parts = urlsplit(url.strip())
+        port = parts.port or _PORTS.get(parts.scheme.lower())
+    except ValueError:
+        return None
+    if not parts.hostname:
+        return None
+    return parts.scheme.lower(), parts.hostname.lower(), port
+
+
+def within(url: str, prefix: str) -> bool:
+    """Is ``url`` under ``prefix``? Compared as URLs, not as text: same scheme, host and
+    port, and the path continues at a ``/`` (so ``https://api.openai.com.evil.example`` and
+    ``https://api.openai.com@evil.example`` are not under ``https://api.openai.com``). A URL
+    carrying its own credentials (``user:pass@``) is never under a prefix."""
+    try:
+        u, p = urlsplit(url.strip()), urlsplit(prefix.strip())
     except ValueError:
         return False
-    for allowed in allowed_mcp_urls():
-        try:
-            base = urlsplit(allowed)
-            base_port = base.port
-        except ValueError:
-            continue
-        same_origin = (want.scheme, want.hostname, port) == (base.scheme, base.hostname, base_port)
-        prefix = base.path.rstrip("/")
-        below = want.path == prefix or want.path.startswith(prefix + "/")
-        if same_origin and below and not want.username and not want.password:
-            return True
-    return False
+    if u.username is not None or u.password is not None:
+        return False
+    if origin(url) is None or origin(url) != origin(prefix):
+        return False
+    base = p.path.rstrip("/")
+    return u.path == base or u.path.startswith(base + "/") or (not base and not u.path)
+
+
+def url_allowed(url: str, prefixes: list[str] | None = None) -> bool:
+    """The one rule for every URL the server is asked to reach: is ``url`` under one of
+    ``prefixes`` (by default the MCP allowlist, :func:`allowed_mcp_urls`)?"""
+    listed = allowed_mcp_urls() if prefixes is None else prefixes
+    return any(within(url, prefix) for prefix in listed)
+
+
+def host_allowed(host: str, port: int, prefixes: list[str]) -> bool:
+    """Does one of ``prefixes`` name ``host`` at ``port``? What a connection knows of its URL."""
+    want = (host.strip("[]").lower(), port)
+    return any((o[1], o[2]) == want for o in map(origin, prefixes) if o is not None)
+
+
+# Addresses named for what they are; the metadata services of the clouds (AWS, GCP, Azure,
+# Oracle: 169.254.169.254; AWS over IPv6; Alibaba) hand out the server's own credentials.
+_METADATA = frozenset(
+    ipaddress.ip_address(a) for a in ("169.254.169.254", "fd00:ec2::254", "100.100.100.200")
+)
+
+
+def address_kind(address: str) -> str | None:
+    """Why the server may not connect to ``address`` (an IP) unasked: ``loopback``,
+    ``private``, ``link-local``, ``cloud metadata``... None for a public address."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return "unparsable"
+    mapped = getattr(ip, "ipv4_mapped", None)
+    ip = mapped or ip
+    kinds = (
+        (ip in _METADATA, "cloud metadata"),
+        (ip.is_loopback, "loopback"),
+        (ip.is_link_local, "link-local"),
+        (ip.is_unspecified, "unspecified"),
+        (ip.is_multicast, "multicast"),
+        (ip.is_private, "private"),
+        (not ip.is_global, "non-public"),
+    )
+    return next((kind for hit, kind in kinds if hit), None)
 
 
 def refusal(what: str, runs: str) -> Refused:
@@ -106,6 +185,51 @@ def mcp_refusal(stdio: list[str] | None, url: str | None, label: str) -> Refused
     if url is not None and not url_allowed(url):
         return refusal(f"the MCP server {url!r}", "connect to a URL the host did not allow")
     return None
+
+
+def _unreachable(what: str, why: str, env: str, listed: list[str]) -> Refused:
+    """The one message of a connection the host did not allow."""
+    shown = ", ".join(strip_url_credentials(u) for u in listed)
+    return Refused(
+        what,
+        f"refused on this shared server ({SHARED_ENV}=1): {what} {why}. The server connects "
+        f"only where the host allows ({env}: {shown or 'none'}); "
+        "use one of those",
+    )
+
+
+def base_url_refusal(url: str | None, vendor: str | None, shown: str | None) -> Refused | None:
+    """On a shared server, why a live model may not be reached at ``url`` (its base URL;
+    ``shown`` is the same without credentials): it is neither under the vendor's own
+    endpoint ``vendor`` nor under one the host allowed. None when it may."""
+    if not shared() or not url:
+        return None
+    listed = base_urls(vendor)
+    if url_allowed(url, listed):
+        return None
+    return _unreachable(
+        f"the base URL {shown or url!r}",
+        "is not the vendor's endpoint nor one the host allowed",
+        ALLOWED_BASE_URLS_ENV,
+        listed,
+    )
+
+
+def address_refusal(host: str, port: int, address: str, prefixes: list[str]) -> Refused | None:
+    """On a shared server, why a connection to ``host``:``port``, which resolved to
+    ``address``, is refused: the address is not public and no one of ``prefixes`` (the
+    host's allowlist) names that host and port. None when it may connect."""
+    if not shared():
+        return None
+    kind = address_kind(address)
+    if kind is None or host_allowed(host, port, prefixes):
+        return None
+    return _unreachable(
+        f"the host {host}:{port}",
+        f"resolves to {address}, a {kind} address",
+        ALLOWED_BASE_URLS_ENV,
+        prefixes,
+    )
 
 
 # -- limits ---------------------------------------------------------------------------------------

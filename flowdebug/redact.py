@@ -198,6 +198,41 @@ def _may_hold_credentials(url: str) -> bool:
     return "=" in query and any(word in query for word in _PARAM_WORDS)
 
 
+# A query parameter wherever a text quotes one, with or without the URL before it (a server's
+# error often repeats only the path and query it was sent): its name and value. A value stops
+# where a JSON string or an HTML attribute would, so a rewrite keeps the text around it whole.
+_QUERY_PARAM = re.compile(r"(?<=[?&;])([A-Za-z0-9_.\-\[\]]+)=([^&;#\s\"'<>`\\]*)")
+
+
+def strip_query_credentials(text: str) -> str:
+    """``text`` with the value of every credential query parameter it quotes (``?token=...``,
+    ``&api-key=...``, ``&sig=...``) made ``[redacted]``, whether a whole URL is around it or
+    not. For what comes back from a server, which may echo the request's path and query."""
+    if "=" not in text or not _may_hold_credentials("?" + text):
+        return text
+
+    def clean(m: re.Match[str]) -> str:
+        if not _secret_param(m.group(1)) or m.group(2) in ("", REDACTED):
+            return m.group(0)
+        return f"{m.group(1)}={REDACTED}"
+
+    return _QUERY_PARAM.sub(clean, text)
+
+
+def scrub(value: Any, secrets: list[str], queries: bool = True) -> Any:
+    """JSON ``value`` (or a text) with every one of ``secrets`` replaced in each string, the
+    credentials of every URL it quotes removed and, when ``queries``, every credential query
+    parameter's value (:func:`strip_query_credentials`). Other objects come back as they are."""
+    if isinstance(value, str):
+        text = strip_query_credentials(value) if queries else value
+        return redact_text(text, secrets)
+    if isinstance(value, dict):
+        return {k: scrub(v, secrets, queries) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub(v, secrets, queries) for v in value]
+    return value
+
+
 def url_secrets(url: str) -> list[str]:
     """The credential values inside ``url`` (password, credential query values), to
     :func:`register_secret` so they are redacted wherever else they turn up."""

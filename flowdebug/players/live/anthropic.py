@@ -27,10 +27,11 @@ def send(
     # key may go; the key itself is always passed, so the SDK reads no credential from the
     # environment (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, a profile).
     headers = {} if settings.trusted else withheld_headers(settings.protocol, anthropic.Omit())
-    with recording_client(httpx2, recording, settings.timeout) as http:
+    route = settings.route
+    with recording_client(httpx2, recording, settings.timeout, route) as http:
         client = anthropic.Anthropic(
             api_key=key,
-            base_url=settings.base_url or None,
+            base_url=route.base_url,
             timeout=settings.timeout,
             max_retries=settings.max_retries,
             http_client=http,

@@ -114,7 +114,8 @@ def _loader() -> Any:
 
 def make_client(settings: LiveSettings, creds: Credentials) -> Any:
     """A botocore ``bedrock-runtime`` client signing with ``creds`` only (a session of its
-    own per call, so no credential or token is kept between calls)."""
+    own per call, so no credential or token is kept between calls), for the base URL without
+    its query (:mod:`flowdebug.players.live.route` adds that to each request)."""
     import botocore.session
     from botocore.config import Config
 
@@ -130,7 +131,7 @@ def make_client(settings: LiveSettings, creds: Credentials) -> Any:
     return session.create_client(
         SERVICE,
         region_name=region(),
-        endpoint_url=settings.base_url or None,
+        endpoint_url=settings.route.base_url,
         aws_access_key_id=creds.access_key or DUMMY[0],
         aws_secret_access_key=creds.secret_key or DUMMY[1],
         aws_session_token=creds.session_token,
@@ -250,7 +251,7 @@ def send(
     Returns the body keys botocore has no parameter for (added to the JSON it serialised).
     """
     creds = credentials(settings, key)
-    with recording_client(httpx2, recording, settings.timeout) as http:
+    with recording_client(httpx2, recording, settings.timeout, settings.route) as http:
         client = make_client(settings, creds)
         operation = "ConverseStream" if settings.stream else "Converse"
         shape = client.meta.service_model.operation_model(operation).input_shape

@@ -45,7 +45,8 @@ def send(
     from google.genai import types
 
     contents, config = sdk_arguments(body)
-    with recording_client(httpx2, recording, settings.timeout) as http:
+    route = settings.route
+    with recording_client(httpx2, recording, settings.timeout, route) as http:
         retries = (
             types.HttpRetryOptions(attempts=settings.max_retries + 1)
             if settings.max_retries
@@ -55,7 +56,7 @@ def send(
             api_key=key,
             vertexai=False,
             http_options=types.HttpOptions(
-                base_url=settings.base_url or None,
+                base_url=route.base_url,
                 timeout=int(settings.timeout * 1000),
                 httpx_client=http,
                 retry_options=retries,

@@ -30,10 +30,11 @@ def send(
     """
     import openai
 
-    with recording_client(httpx2, recording, settings.timeout) as http:
+    route = settings.route
+    with recording_client(httpx2, recording, settings.timeout, route) as http:
         client = openai.OpenAI(
             api_key=key,
-            base_url=settings.base_url or None,
+            base_url=route.base_url,
             timeout=settings.timeout,
             max_retries=settings.max_retries,
             http_client=http,

@@ -18,10 +18,10 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
-from flowdebug import protocols
-from flowdebug.errors import CodecError
+from flowdebug import hosting, protocols
+from flowdebug.errors import CodecError, ProviderError
 from flowdebug.model import Conversation
 from flowdebug.players.assembly import ArgumentAssembler, ArgumentSnapshot, assemble
 from flowdebug.players.base import PlayerTurn, WireExchange
@@ -30,9 +30,12 @@ from flowdebug.players.live.differences import wire_differences
 from flowdebug.players.live.errors import classify
 from flowdebug.players.live.settings import NO_KEY, LiveSettings
 from flowdebug.players.live.wire import Capture, Recording
+from flowdebug.protocols import facts
 from flowdebug.protocols.base import ConversionWarning
+from flowdebug.redact import scrub, url_secrets
 
 log = logging.getLogger(__name__)
+E = TypeVar("E", bound=BaseException)
 
 
 def _send(
@@ -86,6 +89,57 @@ def _exchange(
     return ex
 
 
+# The exchange's fields that hold what came back, or the URL: a server may echo the request's
+# query there. The rest (what was sent, the person's own data) only loses the secrets' values.
+_ANSWER_FIELDS = ("url", "raw_response", "response", "stream_events", "response_headers")
+
+
+def _scrubbed(exchange: WireExchange, secrets: list[str]) -> WireExchange:
+    """``exchange`` with the call's secrets (its key, the base URL's credentials) and every
+    credential query parameter of what came back removed, before anything keeps it."""
+    for name, value in vars(exchange).items():
+        if isinstance(value, str | dict | list):
+            setattr(exchange, name, scrub(value, secrets, queries=name in _ANSWER_FIELDS))
+    return exchange
+
+
+def _cause(exc: BaseException | None, kind: type[E]) -> E | None:
+    """The first exception of type ``kind`` in ``exc``'s chain (SDKs wrap what the transport
+    raised in their own connection errors)."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, kind):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return None
+
+
+def _refused(protocol: str, refused: hosting.Refused, exchange: WireExchange) -> ProviderError:
+    return ProviderError(
+        protocol,
+        None,
+        str(refused),
+        "ask the host to add the URL to its allowlist, or use the vendor's own endpoint",
+        exchange,
+    )
+
+
+def _redirected(protocol: str, status: int, exchange: WireExchange) -> ProviderError:
+    """A redirect is not followed: the SDK's credential headers would go along to wherever it
+    points (httpx drops only ``Authorization`` when the host changes)."""
+    where = (exchange.response_headers or {}).get("location") or "another address"
+    return ProviderError(
+        protocol,
+        status,
+        f"the server redirects to {where}; a live call follows no redirect, so its key goes "
+        "nowhere else",
+        "set the base URL to the address the redirect names (on a shared server, one the "
+        "host allows)",
+        exchange,
+    )
+
+
 class LivePlayer:
     """Plays the model with a real vendor API (or any server speaking it).
 
@@ -133,6 +187,11 @@ class LivePlayer:
         encoded = codec.encode_request(applied)
         model = s.model or applied.model or s.model_name
         key = s.resolve_key()
+        secrets = [v for v in [key, *url_secrets(s.base_url or "")] if len(v) >= 4 and v != NO_KEY]
+        refused = hosting.base_url_refusal(s.base_url, facts(s.protocol).base_url, s.shown_url)
+        if refused is not None:
+            exchange = _exchange(s, encoded.value, list(encoded.warnings), None)
+            raise _refused(s.protocol, refused, _scrubbed(exchange, secrets))
         recording = Recording(on_event=self._listener())
         started = time.perf_counter()
         failure: Exception | None = None
@@ -144,7 +203,7 @@ class LivePlayer:
         elapsed = (time.perf_counter() - started) * 1000
         capture = recording.last
         warnings = [*encoded.warnings, *_untyped(s.protocol, untyped)]
-        exchange = _exchange(s, encoded.value, warnings, capture)
+        exchange = _scrubbed(_exchange(s, encoded.value, warnings, capture), secrets)
         log.info("live %s %s -> %s in %.0f ms", s.protocol, model, exchange.status, elapsed)
         secret = key if key != NO_KEY else None
         decoded, decode_error = None, None
@@ -156,6 +215,11 @@ class LivePlayer:
                     decoded = codec.decode_response(exchange.response)
             except CodecError as e:
                 decode_error = f"{e.path}: {e.reason}"
+        refused = _cause(failure, hosting.Refused)
+        if refused is not None:  # a connection the shared server's host did not allow
+            raise _refused(s.protocol, refused, exchange)
+        if capture is not None and capture.status is not None and 300 <= capture.status < 400:
+            raise _redirected(s.protocol, capture.status, exchange)
         error = classify(
             s.protocol,
             capture,
@@ -168,7 +232,9 @@ class LivePlayer:
             exchange=exchange,
         )
         if error is not None:
-            raise error
+            # What a server says may repeat the request's URL and its credentials.
+            body, hint = scrub([error.body, error.hint], secrets)
+            raise ProviderError(error.provider, error.status, body, hint, exchange)
         assert decoded is not None  # classify returns an error for every other case
         exchange.codec_warnings += decoded.warnings
         return PlayerTurn(decoded.value, exchange, elapsed)

@@ -12,6 +12,7 @@ from flowdebug.errors import ProviderError, UsageError
 from flowdebug.model import Conversation, ToolChoice
 from flowdebug.players.live.errors import key_hint
 from flowdebug.players.live.keys import env_key_allowed
+from flowdebug.players.live.route import Route, route
 from flowdebug.players.live.wire import Secret
 from flowdebug.protocols import facts
 from flowdebug.redact import strip_url_credentials
@@ -74,6 +75,12 @@ class LiveSettings:
             if found:
                 return found
         return "placeholder" if self.base_url else "none"
+
+    @property
+    def route(self) -> Route:
+        """How the call reaches ``base_url``: the SDK gets it without its query, which goes on
+        every request instead; on a shared server every connection is checked."""
+        return route(self.base_url)
 
     @property
     def shown_url(self) -> str | None:

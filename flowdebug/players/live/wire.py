@@ -19,6 +19,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
+from flowdebug.players.live.route import Route, guard
 from flowdebug.redact import strip_url_credentials
 
 REDACTED = "[redacted]"
@@ -226,11 +227,14 @@ def _transport_class(lib: ModuleType) -> type:
             self.inner.close()
 
     class RecordingTransport(lib.BaseTransport):  # type: ignore[name-defined, misc]
-        def __init__(self, recording: Recording):
+        def __init__(self, recording: Recording, route: Route):
             self.inner = lib.HTTPTransport()
+            guard(self.inner, route)
             self.recording = recording
+            self.route = route
 
         def handle_request(self, request: Any) -> Any:
+            self.route.add_query(request)
             request.read()
             capture = self.recording.start(request)
             response = self.inner.handle_request(request)
@@ -249,9 +253,14 @@ def _transport_class(lib: ModuleType) -> type:
     return RecordingTransport
 
 
-def recording_client(lib: ModuleType, recording: Recording, timeout: float) -> Any:
-    """An ``lib.Client`` (httpx or httpx2) that records into ``recording``."""
-    return lib.Client(transport=_transport_class(lib)(recording), timeout=timeout)
+def recording_client(
+    lib: ModuleType, recording: Recording, timeout: float, route: Route | None = None
+) -> Any:
+    """An ``lib.Client`` (httpx or httpx2) that records into ``recording`` and sends along
+    ``route`` (:mod:`flowdebug.players.live.route`: the base URL's query, the shared server's
+    check of every connection)."""
+    transport = _transport_class(lib)(recording, route or Route())
+    return lib.Client(transport=transport, timeout=timeout)
 
 
 def split_parameters(method: Any, body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
