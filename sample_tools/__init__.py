@@ -3,7 +3,9 @@
 Each module declares its tools as a :class:`~flowdebug.engine.handlers.Toolset` of python-handled
 entries: ``weather`` (Tokyo never answers in time), ``tasks`` (a task API whose store lives in
 the session state), ``files`` (a read-only fake file tree) and ``shell`` (canned command
-output, annotated destructive).
+output, annotated destructive). Each is registered under its name in the entry-point group
+``flowdebug.toolsets`` (``pyproject.toml``), which is how flowdebug finds them: the library
+never imports this package.
 """
 
 from __future__ import annotations

@@ -35,9 +35,10 @@ from collections.abc import Callable
 from functools import cache
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter, model_validator
+from pydantic import Field, TypeAdapter, ValidationInfo, field_validator, model_validator
 
 from flowdebug import hosting
+from flowdebug.engine import toolsets
 from flowdebug.engine.canned_handlers import FixedHandler, RulesHandler, TemplateHandler
 from flowdebug.engine.handler_io import (
     DEFAULT_ERROR_TYPE,
@@ -52,12 +53,15 @@ from flowdebug.engine.sandbox import (
     describe_exit,
     run_code,
 )
+from flowdebug.errors import UsageError
 from flowdebug.hosting import Refused, refusal
 from flowdebug.mcp.client import CALL_TIMEOUT, McpClient, McpError
 from flowdebug.mcp.spec import McpServerSpec
 from flowdebug.model import Tool, _Model
 
 REFUSED_ERROR_TYPE = "disabled"  # a handler the host does not allow to run here
+# The validation context of an entry declared in code from a function object (python_tool).
+IN_CODE: dict[str, Any] = {"declared_in_code": True}
 
 
 class PythonHandler(_Model):
@@ -175,34 +179,43 @@ class ToolEntry(_Model):
     On a shared server (:func:`flowdebug.hosting.shared`) an entry whose handler would run
     code or commands there cannot be made: validation raises :class:`~flowdebug.hosting.Refused`
     (not a ValidationError), so every way in (the Tools page, an import, a scenario, a stored
-    session) stops with the same message."""
+    session) stops with the same message. An entry declared in code from a function object
+    (:func:`~flowdebug.engine.python_tools.python_tool`, validated with :data:`IN_CODE`) names
+    no function a person typed, so it is not judged when made; its handler still is when it runs.
+    """
 
     tool: Tool
     handler: Handler
     timeout: Annotated[float, Field(gt=0)] | None = None
 
-    @model_validator(mode="after")
-    def _allowed_here(self) -> ToolEntry:
-        refused = handler_refusal(self.handler, self.tool.name)
+    # A field validator, not a model one: pydantic reruns a model's "after" validators when an
+    # entry is put in a Toolset, without the context an entry from python_tool was made with.
+    @field_validator("handler", mode="after")
+    @classmethod
+    def _allowed_here(cls, handler: Handler, info: ValidationInfo) -> Handler:
+        if isinstance(handler, PythonHandler) and info.context is IN_CODE:
+            return handler
+        tool = info.data.get("tool")
+        refused = handler_refusal(handler, tool.name if isinstance(tool, Tool) else None)
         if refused is not None:
             raise refused
-        return self
+        return handler
 
 
 def handler_refusal(handler: Handler, tool: str | None = None) -> Refused | None:
     """Why ``handler`` may not run on this server, or None: on a shared server, a ``code``
-    handler, a ``python`` handler outside the shipped sample tool sets, an MCP server over
-    stdio or at a URL the host did not allow."""
+    handler, a ``python`` handler of no registered tool set (:mod:`flowdebug.engine.toolsets`),
+    an MCP server over stdio or at a URL the host did not allow."""
     if not hosting.shared():
         return None
     whose = f"tool {tool!r}: " if tool else ""
     match handler:
         case CodeHandler() if not code_handlers_enabled():
             return refusal(f"{whose}a code handler", "run Python code typed by a person")
-        case PythonHandler() if not _shipped(handler.function):
+        case PythonHandler() if handler.function not in toolsets.trusted_functions():
             return refusal(
                 f"{whose}the python handler {handler.function!r}",
-                "import and call a function that is not one of the shipped sample tools",
+                "import and call a function that is not a handler of an installed tool set",
             )
         case McpHandler():
             server = handler.server
@@ -217,31 +230,6 @@ def refuse_unsafe(toolset: Toolset) -> None:
         refused = handler_refusal(entry.handler, entry.tool.name)
         if refused is not None:
             raise refused
-
-
-def _shipped(function: str) -> bool:
-    """Whether ``function`` is the handler of a tool in the shipped sample tool sets."""
-    module = function.partition(":")[0]
-    if module != "sample_tools" and not module.startswith("sample_tools."):
-        return False
-    import sample_tools
-
-    toolsets = getattr(sample_tools, "TOOLSETS", None)
-    if toolsets is None:
-        return True  # this thread is importing sample_tools: its own tool sets are being made
-    return function in _shipped_functions(id(toolsets))
-
-
-@cache
-def _shipped_functions(_: int) -> frozenset[str]:
-    import sample_tools
-
-    return frozenset(
-        e.handler.function
-        for ts in sample_tools.TOOLSETS.values()
-        for e in ts.entries
-        if isinstance(e.handler, PythonHandler)
-    )
 
 
 class Toolset(_Model):
@@ -278,6 +266,20 @@ class Toolset(_Model):
 
     def __add__(self, other: Toolset) -> Toolset:
         return Toolset(entries=[*self.entries, *other.entries])
+
+    @classmethod
+    def registered(cls, *names: str) -> Toolset:
+        """The tool sets registered under ``names`` (:mod:`flowdebug.engine.toolsets`) joined
+        into one, e.g. ``Toolset.registered("weather", "tasks")``."""
+        joined = cls()
+        for name in names:
+            found = toolsets.load(name)
+            if not isinstance(found, Toolset):
+                raise UsageError(
+                    f"the tool set {name!r} is a {type(found).__name__}, not a Toolset"
+                )
+            joined += found
+        return joined
 
 
 # The runtime abandons a call at its deadline; the MCP timeout fires a little earlier so the

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, JsonValue
 
-from flowdebug.engine.handlers import PythonHandler, ToolEntry
+from flowdebug.engine.handlers import IN_CODE, PythonHandler, ToolEntry
 from flowdebug.model import Tool
 
 
@@ -36,7 +36,8 @@ def python_tool(
         annotations=annotations,
     )
     handler = PythonHandler(function=f"{fn.__module__}:{fn.__qualname__}")
-    return ToolEntry(tool=tool, handler=handler, timeout=timeout)
+    entry = {"tool": tool, "handler": handler, "timeout": timeout}
+    return ToolEntry.model_validate(entry, context=IN_CODE)
 
 
 def schema_of(parameters: type[BaseModel] | dict[str, Any] | None) -> dict[str, Any]:

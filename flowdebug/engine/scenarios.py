@@ -1,14 +1,15 @@
 """Scenarios: a tool set, a user turn and the scripted model's turns, in one JSON file.
 
 The sample scenarios live in ``sample_tools/scenarios/``; any other file with the same shape
-loads by path. A scenario names sample tool sets (``toolsets``) and/or declares tools with
+loads by path. A scenario names registered tool sets (``toolsets``, see
+:mod:`flowdebug.engine.toolsets`) and/or declares tools with
 declarative handlers inline (``tools``), and/or takes the tools of an MCP server (``mcp``:
 ``{"stdio": [...]}`` or ``{"url": ...}``), listed with ``tools/list`` and called with
 ``tools/call``.
 
 On a shared server (:mod:`flowdebug.hosting`) a scenario whose tools would run code or
-commands there (a code handler, a python handler outside the sample tools, an MCP server over
-stdio) does not load: :class:`~flowdebug.hosting.Refused` says why.
+commands there (a code handler, a python handler of no registered tool set, an MCP server
+over stdio) does not load: :class:`~flowdebug.hosting.Refused` says why.
 """
 
 from __future__ import annotations
@@ -54,9 +55,7 @@ class Scenario(BaseModel):
     expect: str = Field("", description="What a person should see happen, for the UI")
 
     def toolset(self) -> Toolset:
-        from sample_tools import toolset
-
-        joined = toolset(*self.toolsets) + Toolset(entries=self.tools)
+        joined = Toolset.registered(*self.toolsets) + Toolset(entries=self.tools)
         if self.mcp is not None:
             joined += toolset_from_mcp(self.mcp)
         return joined
