@@ -1,54 +1,80 @@
-"""The package's floors (ARCHITECTURE.md): no module imports a higher floor, and no import
-cycle anywhere, counting imports made inside functions too."""
+"""The repository's floors (ARCHITECTURE.md): the library's floors in ``flowdebug/``, the tool
+sets that plug in from above it (``sample_tools/``, found through the ``flowdebug.toolsets``
+entry points), and the app on top (``app.py``, ``pages/``). No module imports a higher floor,
+and there is no import cycle anywhere, counting imports made inside functions too."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent / "flowdebug"
+REPO = Path(__file__).resolve().parent.parent
+ROOT = REPO / "flowdebug"
+# Each floor names its folders: ``flowdebug.<folder>`` inside the library, else a top package.
 FLOORS = [
-    {"model", "errors", "redact", "hosting", "jsontext"},
-    {"protocols"},
-    {"lint", "players"},
-    {"mcp"},
-    {"engine"},
-    {"store", "render", "emulator"},
-    {"exchange", "views", "cli"},
+    {"flowdebug.model", "flowdebug.errors", "flowdebug.redact", "flowdebug.hosting"}
+    | {"flowdebug.jsontext"},
+    {"flowdebug.protocols"},
+    {"flowdebug.lint", "flowdebug.players"},
+    {"flowdebug.mcp"},
+    {"flowdebug.engine"},
+    {"flowdebug.store", "flowdebug.render", "flowdebug.emulator"},
+    # the library's face (flowdebug/__init__.py) exports from every floor below it
+    {"flowdebug.exchange", "flowdebug.views", "flowdebug.cli", "flowdebug"},
+    {"sample_tools"},
+    {"pages", "app"},
 ]
+SOURCES = [ROOT, REPO / "sample_tools", REPO / "pages", REPO / "app.py"]
 
 
 def modules() -> dict[str, Path]:
+    """Every module of the repository's code by its dotted name (a package by its own)."""
     found = {}
-    for path in ROOT.rglob("*.py"):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        if parts:
+    for source in SOURCES:
+        for path in [source] if source.is_file() else sorted(source.rglob("*.py")):
+            parts = list(path.relative_to(REPO).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
             found[".".join(parts)] = path
     return found
 
 
+def _known(name: str, known: set[str]) -> str | None:
+    """The longest prefix of ``name`` that is one of our modules (``import a.b.c`` -> a.b)."""
+    parts = name.split(".")
+    return next(
+        (".".join(parts[:n]) for n in range(len(parts), 0, -1) if ".".join(parts[:n]) in known),
+        None,
+    )
+
+
 def imports(name: str, path: Path, known: set[str]) -> set[str]:
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     out = set()
     for node in ast.walk(ast.parse(path.read_text("utf-8"))):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            targets = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*package[: len(package) - node.level + 1], *filter(None, [base])])
+            # ``from a import b``: the module a.b when b is one, else a
+            targets = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
+            ]
         for target in targets:
-            if target.startswith("flowdebug."):
-                short = target.removeprefix("flowdebug.")
-                if short in known and short != name:
-                    out.add(short)
+            short = _known(target, known)
+            if short is not None and short != name:
+                out.add(short)
     # a package's __init__ re-exporting its own modules is no edge of the design
     return {t for t in out if not t.startswith(name + ".")}
 
 
 def floor(module: str) -> int:
-    top = module.split(".")[0]
-    return next(i for i, names in enumerate(FLOORS) if top in names)
+    parts = module.split(".")
+    folder = ".".join(parts[:2]) if parts[0] == "flowdebug" else parts[0]
+    return next(i for i, names in enumerate(FLOORS) if folder in names)
 
 
 def graph() -> dict[str, set[str]]:
@@ -56,8 +82,19 @@ def graph() -> dict[str, set[str]]:
     return {m: imports(m, p, set(found)) for m, p in found.items()}
 
 
+def test_the_layer_check_sees_the_whole_repository():
+    found = modules()
+    assert {m.split(".")[0] for m in found} == {"flowdebug", "sample_tools", "pages", "app"}
+    assert {"sample_tools.weather", "pages.tools", "app", "flowdebug.engine.handlers"} <= set(found)
+
+
 def test_every_module_sits_on_a_floor():
-    unplaced = [m for m in modules() if not any(m.split(".")[0] in f for f in FLOORS)]
+    unplaced = []
+    for m in modules():
+        try:
+            floor(m)
+        except StopIteration:
+            unplaced.append(m)
     assert unplaced == []
 
 
@@ -69,6 +106,18 @@ def test_no_module_imports_a_higher_floor():
         if floor(b) > floor(a)
     ]
     assert upward == []
+
+
+def test_the_library_never_imports_the_tool_sets_or_the_app():
+    """sample_tools plugs in from above (the flowdebug.toolsets entry points), pages on top."""
+    found = [
+        f"{a} imports {b}"
+        for a, targets in graph().items()
+        if a.split(".")[0] == "flowdebug"
+        for b in targets
+        if b.split(".")[0] != "flowdebug"
+    ]
+    assert found == []
 
 
 def test_there_is_no_import_cycle():
