@@ -246,7 +246,7 @@ def to_dot(
             direction = ("back" if leftward else "forward") if head else "none"
             label = f" label={_label(a, current, style)}" if i == label_seg else ""
             if label and a.detail:  # the whole text on hover (an SVG <title>)
-                tip = safe.dot_tooltip(a.detail)
+                tip = safe.dot(a.detail, tooltip=True)
                 label += f' tooltip="{tip}" labeltooltip="{tip}"'
             out.append(
                 f'  {points[i]} -> {points[i + 1]} [dir={direction} color="{color}" '

@@ -3,7 +3,8 @@
 Whatever a person, a model, a tool or an import supplies can end up in a label. One function
 (:func:`visible`) makes any text printable (control characters, NUL, ESC, noncharacters and
 lone surrogates become visible escapes; empty text says so); one per format then encodes what
-that format reads as markup.
+that format reads as markup: :func:`svg`, :func:`dot` (labels and tooltips), :func:`mermaid`.
+Every label of every drawing goes through one of these three.
 """
 
 from __future__ import annotations
@@ -51,32 +52,31 @@ def svg(text: object) -> str:
 # Graphviz decodes entities first and reads escapes after (``\G`` the graph's name, ``\N``,
 # ``\E``, ``\L`` the label, ``\n`` a line break), in HTML-like labels too, so an entity
 # alone does not keep a backslash: a doubled one does. A tooltip is unescaped twice. As
-# entities, no backslash can meet the closing quote of a DOT string.
+# entities, no backslash can meet the closing quote of a DOT string. Brackets, braces and the
+# pipe are entities too: graphviz 2.43 fails on an HTML-like label whose text is only "]"
+# ("syntax error ... ]</B>"), and braces and pipes are fields in a record label.
 _BACKSLASH = "&#92;"
-
-
-def dot(text: object) -> str:
-    """Text for a DOT HTML-like label or a quoted ``label``: entities for markup and quotes,
-    and every backslash doubled, so graphviz shows it rather than reading an escape."""
-    return svg(text).replace("\\", _BACKSLASH * 2)
-
+_DOT = str.maketrans({"[": "&#91;", "]": "&#93;", "{": "&#123;", "}": "&#125;", "|": "&#124;"})
 
 # Characters of a tooltip (a refusal's whole message, which quotes a call id of any length).
 TOOLTIP_MAX = 2_000
 
 
-def dot_tooltip(text: object) -> str:
-    """Text for a quoted ``tooltip`` or ``labeltooltip``: as :func:`dot`, at most
-    :data:`TOOLTIP_MAX` characters, and every backslash written four times (graphviz reads the
+def dot(text: object, tooltip: bool = False) -> str:
+    """Text for a DOT HTML-like label or a quoted ``label``: entities for markup, quotes,
+    brackets, braces and pipes, and every backslash doubled, so graphviz shows it rather than
+    reading an escape. ``tooltip``: for a quoted ``tooltip`` or ``labeltooltip``, at most
+    :data:`TOOLTIP_MAX` characters and every backslash written four times (graphviz reads the
     escapes of a tooltip twice)."""
     s = str(text)
-    if len(s) > TOOLTIP_MAX:
+    if tooltip and len(s) > TOOLTIP_MAX:
         s = s[: TOOLTIP_MAX - 1] + "…"
-    return svg(s).replace("\\", _BACKSLASH * 4)
+    return svg(s).translate(_DOT).replace("\\", _BACKSLASH * (4 if tooltip else 2))
 
 
 # Mermaid reads its own entity codes (``#lt;``, ``#35;``): HTML entities would be shown as
-# typed, and a raw '<' or '>' opens markup, ';' ends a statement and '#' starts an entity.
+# typed, and a raw '<' or '>' opens markup, ';' ends a statement and '#' starts an entity;
+# brackets, braces and the pipe shape a flowchart's node text.
 _MERMAID = {
     "#": "#35;",
     ";": "#59;",
@@ -87,8 +87,11 @@ _MERMAID = {
     "%": "#37;",
     "{": "#123;",
     "}": "#125;",
+    "[": "#91;",
+    "]": "#93;",
+    "|": "#124;",
 }
-_MERMAID_RE = re.compile('[#;<>"&%{}]')
+_MERMAID_RE = re.compile('[#;<>"&%{}\\[\\]|]')
 
 
 # Characters of one Mermaid message. Mermaid neither wraps nor cuts a message, and refuses to
