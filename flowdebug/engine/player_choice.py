@@ -1,4 +1,5 @@
-"""Who plays the model, chosen by a person: the scenario's script, the person, or a live model.
+"""Who plays the model, chosen by a person: the scenario's script, the offline model that reads
+the request, the person, or a live model.
 
 Streamlit-free: the sidebar gathers the choice into a :class:`PlayerChoice`, and
 :func:`make_player` builds the player. A typed API key lives only in the choice object held by
@@ -16,9 +17,26 @@ from flowdebug.errors import UsageError
 from flowdebug.players import ManualPlayer, Player
 from flowdebug.players.live.player import LivePlayer
 from flowdebug.players.live.settings import LIVE_PROTOCOLS, LiveSettings
+from flowdebug.players.reading import ReadingPlayer
 from flowdebug.redact import strip_url_credentials
 
-KINDS = ("scripted", "manual", "live")
+KINDS = ("scripted", "offline", "manual", "live")
+LABELS = {
+    "scripted": "Scripted",
+    "offline": "Offline model (reads the request)",
+    "manual": "Manual (you)",
+    "live": "Live model",
+}
+
+
+def default_kind(scenario: str | None) -> str:
+    """A scenario plays its script; a session of your own, the offline model that reads it."""
+    return "scripted" if scenario else "offline"
+
+
+def default_player(scenario: str | None) -> Player:
+    """The player a session starts with (see :func:`default_kind`)."""
+    return make_player(PlayerChoice(kind=default_kind(scenario)), scenario)
 
 
 @dataclass(frozen=True)
@@ -61,9 +79,12 @@ def make_player(choice: PlayerChoice, scenario: str | None) -> Player:
         case "scripted":
             if not scenario:
                 raise UsageError(
-                    "this session has no scenario to replay: choose the manual or a live player"
+                    "this session has no scenario to replay: choose the offline model, the "
+                    "manual or a live player"
                 )
             return scenarios.load(scenario).player()
+        case "offline":
+            return ReadingPlayer()
         case "manual":
             return ManualPlayer()
         case "live":

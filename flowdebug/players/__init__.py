@@ -1,9 +1,11 @@
-"""Players: who answers as the model (scripted, manual, keyword, live vendor SDKs)."""
+"""Players: who answers as the model (scripted, the offline model that reads the request,
+manual, keyword, live vendor SDKs)."""
 
 from flowdebug.players.base import Player, PlayerTurn, WireExchange
 from flowdebug.players.keyword import KeywordPlayer, KeywordRule
 from flowdebug.players.live.player import LivePlayer, LiveSettings, live_player
 from flowdebug.players.manual import ManualPlayer
+from flowdebug.players.reading import ReadingPlayer
 from flowdebug.players.scripted import ScriptedPlayer, ScriptedTurn
 
 __all__ = [
@@ -14,6 +16,7 @@ __all__ = [
     "ManualPlayer",
     "Player",
     "PlayerTurn",
+    "ReadingPlayer",
     "ScriptedPlayer",
     "ScriptedTurn",
     "WireExchange",

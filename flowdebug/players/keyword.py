@@ -1,8 +1,11 @@
-"""The keyword player: calls a tool only when the tool's description contains a word.
+"""The keyword player: calls a tool only when the tool's description matches a word.
 
 A deterministic stand-in for a model that reads tool descriptions, so description A/B tests
 (:func:`flowdebug.views.compare.ab_test`) have something to measure offline: behind the emulator,
-a variant whose description lacks the word gets a text answer instead of a call.
+a variant whose description does not match the word gets a text answer instead of a call.
+"Matches" is the offline model's own score (:mod:`flowdebug.players.similarity`) of the word
+against the descriptions alone reaching its threshold, so ``flights`` matches "Find a flight"
+and the A/B and the offline model (:mod:`flowdebug.players.reading`) decide alike.
 """
 
 from __future__ import annotations
@@ -11,10 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from flowdebug.model import Conversation, Message, ModelResponse, Text, ToolCall
 from flowdebug.players.base import PlayerTurn
+from flowdebug.players.similarity import score_tools
 
 
 class KeywordRule(BaseModel):
-    """Call ``tool`` with ``arguments`` when its description contains ``word``."""
+    """Call ``tool`` with ``arguments`` when its description matches ``word``."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -24,7 +28,7 @@ class KeywordRule(BaseModel):
 
 
 class KeywordPlayer:
-    """Applies every matching rule (case-insensitive) in order; after tool results, or when
+    """Applies every matching rule in order; after tool results, or when
     no rule matches, it answers with text."""
 
     name = "keyword"
@@ -46,8 +50,8 @@ class KeywordPlayer:
         done = sum(len(m.tool_calls) for m in conv.messages)
         calls = []
         for rule in self.rules:
-            tool = conv.tool(rule.tool)
-            if tool is not None and rule.word.lower() in (tool.description or "").lower():
+            scores = score_tools(rule.word, conv.tools, whole_tool=False)
+            if any(s.tool == rule.tool and s.enough for s in scores):
                 call_id = f"call_{done + len(calls) + 1}"
                 calls.append(ToolCall(id=call_id, name=rule.tool, arguments=rule.arguments))
         if not calls:
