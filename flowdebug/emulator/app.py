@@ -51,8 +51,8 @@ class Host(Protocol):
     def serving(self, loop: asyncio.AbstractEventLoop, stopping: asyncio.Event) -> None: ...
 
 
-class _TooLarge(Exception):
-    pass
+class TooLarge(Exception):
+    """A request body over the server's limit (:func:`read_body`)."""
 
 
 def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> Response:
@@ -82,7 +82,7 @@ def _wrong_shape(protocol: str) -> dict[str, Any]:
     return {protocols.facts(protocol).main_field: 7}
 
 
-def _target(request: Request) -> str:
+def request_target(request: Request) -> str:
     """The request's path and query as sent (Gemini's ``:`` in a model path stays as is)."""
     raw = request.scope.get("raw_path") or request.url.path.encode()
     query = request.scope.get("query_string") or b""
@@ -93,7 +93,9 @@ def _target(request: Request) -> str:
 _MOUNT = re.compile(r"^/play/(?P<token>[0-9a-f]{16})(?P<rest>/.*)$")
 
 
-def _route(path: str) -> tuple[str, str | None, bool, str] | None:
+def vendor_route(path: str) -> tuple[str, str | None, bool, str] | None:
+    """The vendor route ``path`` is (its facts' ``route``): the protocol, the model and the
+    stream flag when the path names them, and the API version; None for no vendor's."""
     for codec in protocols.PROTOCOLS.values():
         route = codec.facts.route
         if route is not None and (m := route.match(path)):
@@ -104,16 +106,16 @@ def _route(path: str) -> tuple[str, str | None, bool, str] | None:
     return None
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
+async def read_body(request: Request, limit: int) -> bytes:
     """The body, refused beyond ``limit`` bytes before more of it is read."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
-        raise _TooLarge
+        raise TooLarge
     data = bytearray()
     async for chunk in request.stream():
         data += chunk
         if len(data) > limit:
-            raise _TooLarge
+            raise TooLarge
     return bytes(data)
 
 
@@ -140,16 +142,16 @@ def create_app(emulator: Host) -> Starlette:
         return _json(200, {"emulator": "flowdebug", "routes": ROUTE_HELP})
 
     async def not_found(request: Request) -> Response:
-        return _json(404, {"error": {"message": f"no such route: {_target(request)}"}})
+        return _json(404, {"error": {"message": f"no such route: {request_target(request)}"}})
 
     async def post(request: Request) -> Response:
-        target = _target(request)
+        target = request_target(request)
         path = target.split("?", 1)[0]
         player: Player | None = emulator.player
         if mount := _MOUNT.match(path):
             path = mount.group("rest")
             player = emulator.mounted(mount.group("token"))
-        route = _route(path)
+        route = vendor_route(path)
         if route is None:
             return _json(404, {"error": {"message": f"no such route: {target}"}})
         protocol, model, stream, version = route
@@ -157,8 +159,8 @@ def create_app(emulator: Host) -> Starlette:
             message = "no player is mounted there any more: ask the app again"
             return _error(protocol, 404, model or "", message, version)
         try:
-            raw = await _read_body(request, emulator.max_body)
-        except _TooLarge:
+            raw = await read_body(request, emulator.max_body)
+        except TooLarge:
             log.info("emulator: %s refused, body over %d bytes", target, emulator.max_body)
             return _error(
                 protocol,

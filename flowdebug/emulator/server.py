@@ -28,20 +28,16 @@ most ``keep_requests`` entries and ``keep_bytes`` bytes of bodies.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import socket
 import threading
-import time
 from collections import OrderedDict, deque
-from contextlib import suppress
 from typing import Any
 
-import uvicorn
+from starlette.applications import Starlette
 
 from flowdebug.emulator.app import FAULT_HEADER, ROUTE_HELP, create_app
 from flowdebug.emulator.faults import FAULTS, parse_fault
-from flowdebug.emulator.guard import guarded_protocol
+from flowdebug.emulator.serving import KEEP_ALIVE, READ_TIMEOUT, AsgiServer
 from flowdebug.errors import UsageError
 from flowdebug.players.base import Player
 from flowdebug.protocols import facts
@@ -52,13 +48,10 @@ MAX_BODY = 1 << 20  # bytes of one request body (the vendors' own limits are lar
 # far beyond any conversation the app sends and keeps one attendee from filling memory)
 KEEP_REQUESTS = 200  # the request log a long-running emulator keeps
 KEEP_BYTES = 16 << 20  # ... and at most this many bytes of request bodies in it
-READ_TIMEOUT = 10.0  # seconds for a whole request to arrive
-KEEP_ALIVE = 5.0  # seconds an idle connection stays open between requests
-HEADER_LIMIT = 64 << 10  # bytes of a request line and headers
 KEEP_MOUNTS = 64  # players mounted at once; the least recently mounted beyond goes
 
 
-class Emulator:
+class Emulator(AsgiServer):
     """The vendor-API emulator. ``with Emulator(...) as emu:`` serves on a free port in a
     background thread; ``emu.base_url("openai-chat")`` is what an SDK client needs.
 
@@ -68,6 +61,8 @@ class Emulator:
     ``keep_alive``, ``keep_requests`` and ``keep_bytes`` are the limits described above.
     ``requests`` is the log, oldest first.
     """
+
+    what = "emulator"
 
     def __init__(
         self,
@@ -101,37 +96,10 @@ class Emulator:
         self._kept_bytes = 0
         self._mounts: OrderedDict[str, Player] = OrderedDict()
         self._mounts_lock = threading.Lock()
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        try:
-            self._socket = socket.create_server((host, port), family=family)
-        except OSError as e:
-            raise UsageError(
-                f"cannot listen on {host}:{port}: {e.strerror}; choose another --port"
-            ) from None
-        self._address = self._socket.getsockname()[:2]
-        config = uvicorn.Config(
-            create_app(self),
-            http=guarded_protocol(read_timeout),
-            loop="asyncio",
-            lifespan="on",
-            log_config=None,
-            access_log=False,
-            proxy_headers=False,
-            server_header=False,
-            timeout_keep_alive=keep_alive,  # type: ignore[arg-type]  # a float works (call_later)
-            timeout_graceful_shutdown=2,
-            h11_max_incomplete_event_size=HEADER_LIMIT,
-        )
-        self._server = uvicorn.Server(config)
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stopping: asyncio.Event | None = None
+        super().__init__(host=host, port=port, read_timeout=read_timeout, keep_alive=keep_alive)
 
-    @property
-    def url(self) -> str:
-        host, port = self._address
-        host = f"[{host}]" if ":" in host else host
-        return f"http://{host}:{port}"
+    def app(self) -> Starlette:
+        return create_app(self)
 
     def base_url(self, protocol: str, mount: str | None = None) -> str:
         """The SDK ``base_url`` for ``protocol`` (with the path its facts' own base URL ends
@@ -156,47 +124,6 @@ class Emulator:
         """The player mounted as ``token``, if it still is."""
         with self._mounts_lock:
             return self._mounts.get(token)
-
-    def start(self) -> Emulator:
-        """Serve in a background thread; returns once the server is up."""
-        if self._thread is None:
-            self._thread = threading.Thread(
-                target=self.serve_forever, name="flowdebug-emulator", daemon=True
-            )
-            self._thread.start()
-            deadline = time.monotonic() + 10
-            while not self._server.started and self._thread.is_alive():
-                if time.monotonic() > deadline:
-                    raise UsageError("the emulator did not start within 10 s")
-                time.sleep(0.005)
-        return self
-
-    def serve_forever(self) -> None:
-        """Serve in this thread until :meth:`stop` (or, in the main thread, Ctrl-C)."""
-        self._server.run(sockets=[self._socket])
-
-    def stop(self) -> None:
-        """Stop serving: waits end, open connections close, the thread and socket go."""
-        self._server.should_exit = True
-        if self._loop is not None and self._stopping is not None:
-            with suppress(RuntimeError):  # the loop may already have ended
-                self._loop.call_soon_threadsafe(self._stopping.set)
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
-        self._socket.close()
-
-    def __enter__(self) -> Emulator:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def serving(self, loop: asyncio.AbstractEventLoop, stopping: asyncio.Event) -> None:
-        """Called by the app on the server's loop, so :meth:`stop` can end its waits."""
-        self._loop, self._stopping = loop, stopping
-        if self._server.should_exit:
-            stopping.set()
 
     def record(self, entry: dict[str, Any], size: int) -> None:
         """Log a request (``size``: its body's bytes). The log is bounded in entries and in
