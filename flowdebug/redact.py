@@ -24,7 +24,7 @@ import os
 import re
 import threading
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote_plus, urlsplit, urlunsplit
 
 REDACTED = "[redacted]"
 # A key named like a credential, once camelCase, "-" and "." are spelled with "_".
@@ -145,16 +145,16 @@ def strip_url_credentials(url: str) -> str:
     netloc = parts.netloc
     if "@" in netloc:
         netloc = netloc.rsplit("@", 1)[1]
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        if any(_secret_param(k) for k, _ in pairs):
-            query = urlencode(
-                [(k, REDACTED if _secret_param(k) else v) for k, v in pairs], safe="[]"
-            )
+    # Each value replaced where it stands, so the rest of the URL keeps its own spelling.
+    query = "&".join(_redacted_pair(pair) for pair in parts.query.split("&"))
     if netloc == parts.netloc and query == parts.query:
         return url
     return urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
+def _redacted_pair(pair: str) -> str:
+    name, eq, _ = pair.partition("=")
+    return f"{name}={REDACTED}" if eq and _secret_param(unquote_plus(name)) else pair
 
 
 def _secret_param(name: str) -> bool:

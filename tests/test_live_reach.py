@@ -61,16 +61,13 @@ class Service:
         while not self.server.started:
             assert time.monotonic() < deadline, "the service did not start"
             time.sleep(0.01)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(5)
-
-    @property
-    def url(self) -> str:
-        port = self.server.servers[0].sockets[0].getsockname()[1]
-        return f"http://127.0.0.1:{port}"
 
     def base_url(self, protocol: str) -> str:
         return f"{self.url}/v1" if protocol.startswith("openai") else self.url
