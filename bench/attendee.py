@@ -66,6 +66,7 @@ class Attendee:
         self.exceptions: list[str] = []
         self.texts: list[str] = []  # markdown of the last run (to read status lines)
         self.bytes_in = 0
+        self.msgs_in = 0  # ForwardMsgs received (with bytes_in: what a Step costs the wire)
         self._ws: Any = None
         self._reader: asyncio.Task[None] | None = None
         self._finished: asyncio.Future[int] | None = None
@@ -95,6 +96,7 @@ class Attendee:
         try:
             async for data in self._ws:
                 self.bytes_in += len(data)
+                self.msgs_in += 1
                 msg = ForwardMsg()
                 msg.ParseFromString(data)
                 self._on(msg)
@@ -161,6 +163,8 @@ class Attendee:
             w.id = self.widgets[key].id
             if value is True:
                 w.trigger_value = True
+            elif isinstance(value, tuple) and value[0] == "bool":  # a toggle or a checkbox
+                w.bool_value = bool(value[1])
             elif isinstance(value, str):
                 w.string_value = value
             else:

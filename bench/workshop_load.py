@@ -73,6 +73,7 @@ class Tally:
     loads: list[float] = field(default_factory=list)  # scenario switches
     pages: list[float] = field(default_factory=list)  # page loads (arrivals)
     errors: list[str] = field(default_factory=list)
+    wire: list[tuple[int, int]] = field(default_factory=list)  # (messages, bytes) per Step
     arrivals: int = 0
     departures: int = 0
     connected: int = 0
@@ -165,12 +166,17 @@ async def attendee(
         try:
             tally.pages.append(await a.connect())
             tally.connected += 1
+            if args.presenter and "presenter" in a.widgets:  # the instructor's screen
+                await a.rerun({"presenter": ("bool", True)})
             cycle = phases("request" if big else "declaration")
             while time.monotonic() < min(until, leave):
                 await asyncio.sleep(rng.uniform(lo, hi))
                 if a.can_press("step"):
                     phase = next(cycle)
+                    msgs, sent = a.msgs_in, a.bytes_in
                     ms = await a.press("step")
+                    if not big:
+                        tally.wire.append((a.msgs_in - msgs, a.bytes_in - sent))
                     done = time.monotonic()
                     tool = phased and phase == "execution"
                     target = tally.big if big else (tally.tool_steps if tool else tally.steps)
@@ -284,6 +290,8 @@ async def measure(
         "mb_per_idle": (rss_idle - rss_before) / n,
         "rss_end": rss_mb(pid),
         "rss_max": max(samples, default=math.nan),
+        "msgs_step": sum(m for m, _ in tally.wire) / max(len(tally.wire), 1),
+        "kb_step": sum(b for _, b in tally.wire) / 1024 / max(len(tally.wire), 1),
         "errors": len(tally.errors),
         "first_error": tally.errors[0] if tally.errors else "",
         "arrivals": tally.arrivals,
@@ -294,7 +302,7 @@ async def measure(
 HEADER = (
     f"{'app':<10}{'gc':<8}{'N':>3}{'steps':>7}{'p50':>8}{'p95':>8}{'p99':>8}{'exec p95':>9}"
     f"{'1k p50':>8}{'1k p95':>8}{'cpu%':>6}{'RSS MB idle/end/max':>21}{'MB/sess':>8}"
-    f"{'err':>5}  load 1m"
+    f"{'msg/St':>7}{'KB/St':>7}{'err':>5}  load 1m"
 )
 
 
@@ -311,7 +319,8 @@ def row(app: str, gc_mode: str, r: dict[str, object]) -> str:
     return (
         f"{app:<10}{gc_mode:<8}{r['N']:>3}{r['steps']:>7}{f('p50', 8)}{f('p95', 8)}{f('p99', 8)}"
         f"{f('tool_p95', 9)}{f('big_p50', 8)}{f('big_p95', 8)}{f('cpu_pct', 6)}{rss:>21}"
-        f"{f('mb_per_idle', 8, 1)}{r['errors']:>5}  {r['load']}"
+        f"{f('mb_per_idle', 8, 1)}{f('msgs_step', 7, 1)}{f('kb_step', 7, 1)}{r['errors']:>5}"
+        f"  {r['load']}"
     )
 
 
@@ -347,6 +356,9 @@ def main() -> None:
     ap.add_argument("--every", type=float, default=30, help="seconds between long-run lines")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument(
+        "--presenter", action="store_true", help="every attendee turns presenter mode on first"
+    )
     ap.add_argument("--json", type=Path, help="also append each row to this file (JSON lines)")
     ap.add_argument(
         "--trace-memory",

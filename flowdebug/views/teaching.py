@@ -26,7 +26,7 @@ from flowdebug.model import Conversation, ToolResult
 from flowdebug.protocols.convert import response_from_message
 from flowdebug.render import safe
 from flowdebug.views import wire_terms
-from flowdebug.views.aligned import Events, window_of
+from flowdebug.views.aligned import window_of
 from flowdebug.views.wire_terms import Found
 
 WINDOW = 30
@@ -336,16 +336,18 @@ def _speaks(protocol: str, e: TraceEvent) -> bool:
 
 def _cells(
     names: Sequence[str], e: TraceEvent, conv: Conversation, refused: dict[str, Rejection],
-    arrows: dict[str, set[int]], tools: list[str],
+    arrows: dict[str, dict[int, str]], tools: list[str],
 ) -> tuple[Cell | None, ...]:  # fmt: skip
     out: list[Cell | None] = []
     for name in names:
         r = refused.get(name)
         refuses_here = r is not None and r.seq == e.seq
-        if e.seq not in arrows[name] or not (_speaks(name, e) or refuses_here):
+        if e.seq not in arrows.get(name, {}) or not (_speaks(name, e) or refuses_here):
             out.append(None)
             continue
         cell = _cell(name, e, conv, tools) if _speaks(name, e) else None
+        if cell is None and _speaks(name, e):  # not found on its wire (an id it rewrote)
+            cell = Cell((_line((arrows[name][e.seq], "term")),), e.error)
         if r is not None and r.seq == e.seq:
             rej = _rejection_cell(r)
             cell = Cell((*(cell.lines if cell else ()), *rej.lines), True,
@@ -369,7 +371,10 @@ def picture(
     events = state.events
     lo, hi = window_of(events, window, selected)
     shown = [e for e in events[lo:hi] if upto_seq is None or e.seq <= upto_seq]
-    arrows = {n: {a.seq for a in sequence(list(Events(shown)), n, refused.get(n))} for n in names}
+    arrows: dict[str, dict[int, str]] = {}
+    for n in names:  # each vendor's arrows in its own terms: the first of each event
+        for a in sequence(shown, n, refused.get(n)):
+            arrows.setdefault(n, {}).setdefault(a.seq, a.label)
     calls = _calls(events)
     turns: dict[int, list[str]] = {}
     for e in events:

@@ -84,6 +84,13 @@ def _presenter(page) -> None:
     _collapse_sidebar(page)
 
 
+def choose_layout(page, label: str) -> None:
+    """Pick the Debugger's graph layout (presenter mode opens on the teaching picture)."""
+    page.get_by_text("Graph layout").first.click()
+    page.get_by_text(label).first.click()
+    wait_idle(page)
+
+
 def test_after_ten_steps_step_button_and_lit_step_are_on_screen(page):
     _collapse_sidebar(page)
     _choose(page, "tasks")
@@ -107,6 +114,7 @@ def test_after_ten_steps_step_button_and_lit_step_are_on_screen(page):
 
 def test_presenter_mode_puts_two_vendors_side_by_side(page):
     _presenter(page)
+    choose_layout(page, "Aligned lanes per vendor")
     step = page.locator(".st-key-step button").first
     for n in range(1, 4):
         step.click()
@@ -123,6 +131,7 @@ def test_presenter_mode_puts_two_vendors_side_by_side(page):
 
 def test_presenter_type_side_by_side_is_at_least_20px(page):
     _presenter(page)
+    choose_layout(page, "Aligned lanes per vendor")
     page.locator(".st-key-step button").first.click()
     _at_step(page, 1)
     sizes = page.evaluate(TYPE)

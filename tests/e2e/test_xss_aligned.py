@@ -167,6 +167,38 @@ def test_the_aligned_view_draws_vectors_as_text(page, pixel):
     nothing_ran(page, pixel, "aligned")
 
 
+# What the teaching picture (a custom component drawing with textContent) may hold.
+PICTURE_OURS = {"div", "span", "wbr", "pre", "svg", "line", "path", "circle"}
+PICTURE_FOREIGN = f"""() => {{
+  const box = document.querySelector('.fdp');
+  if (!box) return ['no teaching picture'];
+  const ours = new Set({json.dumps(sorted(PICTURE_OURS))});
+  return [box, ...box.querySelectorAll('*')].filter(e => !ours.has(e.localName)
+    || [...e.attributes].some(a => /^on/i.test(a.name))).map(e => e.outerHTML.slice(0, 120));
+}}"""
+
+
+def test_the_teaching_picture_draws_vectors_as_text(page, hostile, pixel):
+    from tests.e2e.test_projector import choose_layout
+
+    choose_layout(page, "Teaching picture")
+    page.wait_for_function("() => document.querySelectorAll('.fdp-row').length > 0")
+    assert page.evaluate(PICTURE_FOREIGN) == []
+    assert not page.locator(f".fdp :is({MADE})").count()
+    text = page.locator(".fdp").text_content()
+    assert "</svg><script>window.__pwned=1</script> <img src=x onerror=" in text
+    assert "[link](javascript:window.__pwned=1)" in text
+    assert "$$x^2$$ $y$ :smile:" in text and "&#60;b&#62;" in text
+    # A click lights a hostile event in every column; its wire reads as typed.
+    page.locator(".fdp-row[data-kind='tool_call']").first.click()
+    wait_idle(page)
+    assert page.locator(".fdp-row.fdp-lit").count() == 1
+    assert page.evaluate(PICTURE_FOREIGN) == []
+    assert "<img src=x onerror=" in page.locator(".fdp-row.fdp-lit").text_content()
+    nothing_ran(page, pixel, "teaching picture")
+    choose_layout(page, "Aligned lanes per vendor")
+
+
 def test_selecting_an_event_lights_it_and_its_label_reads_as_typed(page, hostile, pixel):
     box = page.get_by_role("combobox", name="Light one event in every vendor")
     box.click()
