@@ -24,7 +24,6 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from flowdebug import hosting
-from flowdebug.emulator.server import Emulator
 from flowdebug.engine.debugger import Session
 from flowdebug.errors import ProviderError
 from flowdebug.exchange.exports import export
@@ -207,11 +206,10 @@ def test_a_vendor_name_resolving_to_the_metadata_address_is_refused_at_connect_t
 
 @pytest.mark.parametrize("protocol", LIVE_PROTOCOLS)
 def test_a_local_server_the_host_allowed_plays_on_a_shared_server(
-    protocol, weather, shared, monkeypatch
+    protocol, emulator, weather, shared, monkeypatch
 ):
-    with Emulator() as emu:
-        monkeypatch.setenv(hosting.ALLOWED_BASE_URLS_ENV, emu.url)
-        session = steps(weather, protocol, emu.base_url(protocol))
+    monkeypatch.setenv(hosting.ALLOWED_BASE_URLS_ENV, emulator.url)
+    session = steps(weather, protocol, emulator.base_url(protocol))
 
     assert session.state.status != "halted", session.state.status_text
     calls = session.state.conversation.messages[-1].tool_calls
@@ -219,11 +217,12 @@ def test_a_local_server_the_host_allowed_plays_on_a_shared_server(
 
 
 @pytest.mark.parametrize("protocol", LIVE_PROTOCOLS)
-def test_a_local_server_needs_no_allowlist_on_a_private_server(protocol, weather, monkeypatch):
+def test_a_local_server_needs_no_allowlist_on_a_private_server(
+    protocol, emulator, weather, monkeypatch
+):
     monkeypatch.delenv(hosting.SHARED_ENV, raising=False)
     monkeypatch.delenv(hosting.ALLOWED_BASE_URLS_ENV, raising=False)
-    with Emulator() as emu:
-        session = steps(weather, protocol, emu.base_url(protocol))
+    session = steps(weather, protocol, emulator.base_url(protocol))
 
     assert session.state.status != "halted", session.state.status_text
     assert session.state.conversation.messages[-1].tool_calls

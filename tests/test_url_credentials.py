@@ -13,7 +13,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from flowdebug import hosting
-from flowdebug.emulator.server import Emulator
 from flowdebug.engine.debugger import Session
 from flowdebug.engine.handlers import McpHandler, ToolEntry
 from flowdebug.exchange.exports import FORMATS, export
@@ -153,14 +152,13 @@ def test_a_query_credential_is_in_no_stored_or_exported_text_after_a_failing_liv
     assert [i for i, text in enumerate(kept) if TOKEN in text] == []
 
 
-def test_a_base_url_with_a_query_plays_openai_chat_on_a_local_server():
-    with Emulator() as emu:
-        base = emu.base_url("openai-chat") + "?api-key=gateway-key-0123456789"
-        turn = live_player("openai-chat", base_url=base).respond(cases.WEATHER_INITIAL)
+def test_a_base_url_with_a_query_plays_openai_chat_on_a_local_server(emulator):
+    base = emulator.base_url("openai-chat") + "?api-key=gateway-key-0123456789"
+    turn = live_player("openai-chat", base_url=base).respond(cases.WEATHER_INITIAL)
 
     calls = [(c.name, c.arguments["location"]) for c in turn.response.message.tool_calls]
     assert calls == [("get_weather", "Paris"), ("get_weather", "Tokyo")]
-    assert turn.exchange.url == f"{emu.url}/v1/chat/completions?api-key=[redacted]"
+    assert turn.exchange.url == f"{emulator.url}/v1/chat/completions?api-key=[redacted]"
     assert turn.exchange.status == 200
 
 
