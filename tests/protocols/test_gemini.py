@@ -996,8 +996,15 @@ def test_decode_request_rejects_malformed_payloads_with_their_path(payload: Any,
 
 def test_decode_response_rejects_malformed_payloads_with_their_path() -> None:
     with pytest.raises(CodecError) as err:
-        CODEC.decode_response({"candidates": {"content": {}}})
+        CODEC.decode_response({"candidates": "many"})
     assert err.value.path == "$.candidates"
+
+
+def test_decode_response_reads_one_candidate_object_as_a_list_of_one() -> None:
+    got = CODEC.decode_response(
+        {"candidates": {"content": {"role": "model", "parts": {"text": "hi"}}}}
+    )
+    assert [p.text for p in got.value.message.parts] == ["hi"]  # type: ignore[union-attr]
     with pytest.raises(CodecError) as err:
         CODEC.decode_response({"candidates": [{"content": {"parts": [{"inlineData": {}}]}}]})
     assert err.value.path == "$.candidates[0].content.parts[0].inlineData.mimeType"

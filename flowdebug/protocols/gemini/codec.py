@@ -49,6 +49,7 @@ from flowdebug.protocols.gemini.parts import (
     wire_extras,
 )
 from flowdebug.protocols.gemini.schema import EMPTY_OBJECT, to_parameters
+from flowdebug.protocols.models import own_model
 
 _MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY", "tool": "ANY"}
 
@@ -59,12 +60,15 @@ def encode_request(conv: Conversation) -> Converted[dict[str, Any]]:
     enc = Encoder(w)
     check_foreign(conv.provider_details, "provider_details", w)
     details = own(conv.provider_details)
-    if conv.model is not None:
+    model = own_model(
+        conv.model, w, where=" (Gemini names it in the URL, not in the request body)"
+    )
+    if model is not None and model == conv.model:
         w.add(
             "model_dropped",
             "model",
-            "Gemini names the model in the URL "
-            f"(models/{conv.model}:generateContent), not in the request body",
+            f"Gemini names the model in the URL (models/{model}:generateContent), not in the "
+            "request body",
         )
     system = [{"text": conv.system}] if conv.system is not None else []
     body: dict[str, Any] = {}
@@ -276,13 +280,14 @@ class GeminiCodec:
     def detect(self, payload: Any) -> Kind | None:
         """``contents`` makes a request, ``candidates`` a response, a list of those a stream.
 
-        ``contents`` may be one Content object and keys may be snake_case (proto JSON): a
-        request whose only tool-related field is ``toolConfig`` is still a request.
+        ``contents`` may be one Content object (whose ``parts`` may be one Part) and keys may
+        be snake_case (proto JSON): a request whose only tool-related field is ``toolConfig``
+        is still a request.
         """
         if isinstance(payload, dict):
             contents = payload.get("contents")
             if isinstance(contents, list) or (
-                isinstance(contents, dict) and isinstance(contents.get("parts"), list)
+                isinstance(contents, dict) and isinstance(contents.get("parts"), list | dict)
             ):
                 return "request"
             if isinstance(payload.get("candidates"), list):

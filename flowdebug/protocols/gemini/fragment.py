@@ -61,7 +61,8 @@ def fragment(payload: Any) -> tuple[Any, str] | None:
             or role not in _ROLES
         ):
             return None
-        if not _is_parts(payload.get("parts")):
+        parts = payload.get("parts")
+        if not _is_parts([parts] if isinstance(parts, dict) else parts):  # one Part: a list
             return None
         if role == "model":
             return (
