@@ -15,6 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 CHROMIUM = Path("/usr/bin/chromium")
 
+pytestmark = pytest.mark.bench
+
 
 def run(*args: str, timeout: float = 120) -> str:
     out = subprocess.run(

@@ -31,12 +31,6 @@ WEATHER = [
 
 
 @pytest.fixture(scope="module")
-def emulator():
-    with Emulator() as emu:
-        yield emu
-
-
-@pytest.fixture(scope="module")
 def keyword_emulator():
     """Calls get_weather only when its description mentions "weather"."""
     rule = KeywordRule(tool="get_weather", word="weather", arguments={"location": "Paris"})

@@ -29,12 +29,6 @@ ROUTES = {
 }
 
 
-@pytest.fixture(scope="module")
-def emulator():
-    with Emulator() as emu:
-        yield emu
-
-
 def post(emu: Emulator, path: str, body, **kw) -> httpx.Response:
     return httpx.post(emu.url + path, json=body, timeout=10, **kw)
 

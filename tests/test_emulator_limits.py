@@ -38,10 +38,7 @@ def connect(emu: Emulator) -> socket.socket:
     return socket.create_connection((host, int(port)), timeout=5)
 
 
-@pytest.fixture(scope="module")
-def emulator():
-    with Emulator(read_timeout=0.5, keep_alive=0.5) as emu:
-        yield emu
+EMULATOR = {"read_timeout": 0.5, "keep_alive": 0.5}  # the conftest's emulator, with short deadlines
 
 
 # -- the body cap -------------------------------------------------------------------------

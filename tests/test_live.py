@@ -17,7 +17,6 @@ import pytest
 
 from flowdebug import protocols
 from flowdebug.emulator.faults import parse_fault
-from flowdebug.emulator.server import Emulator
 from flowdebug.errors import ProviderError
 from flowdebug.model import Conversation, ToolChoice
 from flowdebug.players.live.differences import wire_differences
@@ -40,12 +39,6 @@ ANY_RECORDING = {
     "openai-responses": "function_calls",
     "gemini": "function_calls",
 }
-
-
-@pytest.fixture(scope="module")
-def emulator():
-    with Emulator() as emu:
-        yield emu
 
 
 @pytest.fixture(scope="module")

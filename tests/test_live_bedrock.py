@@ -13,7 +13,6 @@ from botocore.awsrequest import AWSResponse
 
 import flowdebug.players.live.bedrock as bedrock  # registers the botocore sender
 from flowdebug import protocols
-from flowdebug.emulator.server import Emulator
 from flowdebug.errors import ProviderError
 from flowdebug.players.live import senders
 from flowdebug.players.live.player import LivePlayer, LiveSettings, live_player
@@ -37,12 +36,6 @@ def no_host_credentials(monkeypatch):
     # The machine's own AWS settings must not decide a test.
     for name in AWS_ENV:
         monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture(scope="module")
-def emulator():
-    with Emulator() as emu:
-        yield emu
 
 
 @pytest.fixture(scope="module")

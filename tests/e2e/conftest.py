@@ -15,14 +15,18 @@ if not Path(CHROMIUM).exists() and os.environ.get("CI"):
 HERE = Path(__file__).resolve().parent
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Without Chromium (outside CI) the browser tests are skipped, saying why."""
-    if Path(CHROMIUM).exists():
-        return
-    skip = pytest.mark.skip(reason="Chromium is not installed")
+    """A browser module's tests run on one worker (``--dist loadgroup``: its module-scoped
+    server and browser start once); without Chromium (outside CI) they are skipped, saying
+    why."""
+    skip = None if Path(CHROMIUM).exists() else pytest.mark.skip(reason="Chromium is not installed")
     for item in items:
-        if HERE in Path(item.path).resolve().parents:
-            item.add_marker(skip)
+        path = Path(item.path).resolve()
+        if HERE in path.parents:
+            item.add_marker(pytest.mark.xdist_group(f"e2e-{path.stem}"))
+            if skip:
+                item.add_marker(skip)
 
 
 @pytest.fixture(scope="module")

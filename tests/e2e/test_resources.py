@@ -203,11 +203,8 @@ def server(tmp_path_factory) -> Iterator[Server]:
         stop(proc)
 
 
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    """The local vendor-API emulator a live player talks to (in this test's process)."""
-    with Emulator(scenario="mcp_weather") as emu:
-        yield emu
+# The conftest's emulator, which a live player talks to (in this test's process).
+EMULATOR = {"scenario": "mcp_weather"}
 
 
 def saved_mcp_session() -> str:

@@ -12,17 +12,10 @@ import botocore.session
 import pytest
 
 from flowdebug import protocols
-from flowdebug.emulator.server import Emulator
 from flowdebug.exchange.snippets import sdks, snippet
 from tests import cases
 
 SECRET = "sk-env-FAKE-0123456789abcdef"
-
-
-@pytest.fixture(scope="module")
-def emulator():
-    with Emulator() as emu:
-        yield emu
 
 
 @pytest.fixture
