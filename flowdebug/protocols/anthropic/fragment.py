@@ -48,6 +48,29 @@ def _only_anthropic(blocks: list[Any]) -> bool:
     )
 
 
+# A Message's own fields: a response printed without its envelope keeps some of them.
+MESSAGE_KEYS = frozenset(
+    {"content", "model", "stop_reason", "stop_sequence", "usage", "container",
+     "context_management", "id", "type", "role"}
+)  # fmt: skip
+
+
+def _bare_message(payload: dict[str, Any]) -> bool:
+    """A Message with its content but without its envelope (``id``, ``type`` or ``role``):
+    only response blocks, one of them Anthropic's own."""
+    content = payload.get("content")
+    return (
+        "content" in payload
+        and not {"id", "type", "role"} <= set(payload)
+        and set(payload) <= MESSAGE_KEYS
+        and payload.get("role", "assistant") == "assistant"
+        and payload.get("type", "message") == "message"
+        and isinstance(content, list)
+        and _only_anthropic(content)
+        and all(_kind(b) in RESPONSE_BLOCKS or is_result_type(str(_kind(b))) for b in content)
+    )
+
+
 def _response(content: list[Any]) -> dict[str, Any]:
     return {"type": "message", "role": "assistant", "content": content}
 
@@ -68,6 +91,13 @@ def fragment(payload: Any) -> tuple[Any, str] | None:
             {"messages": [{"role": "user", "content": payload}]},
             "an Anthropic content array with user blocks: read as a request whose one user "
             "message holds it",
+        )
+    if isinstance(payload, dict) and _bare_message(payload):
+        missing = ", ".join(k for k in ("id", "type", "role") if k not in payload)
+        return (
+            {**_response(payload["content"]), **payload},
+            f"an Anthropic Message without {missing} (as the docs print it): read as a "
+            "response from the assistant",
         )
     if not isinstance(payload, dict) or set(payload) != {"role", "content"}:
         return None
