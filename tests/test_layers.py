@@ -19,6 +19,7 @@ FLOORS = [
     {"flowdebug.mcp"},
     {"flowdebug.engine"},
     {"flowdebug.store", "flowdebug.render", "flowdebug.emulator"},
+    {"flowdebug.record"},  # the recording proxy: serves like the emulator, saves to the store
     # the library's face (flowdebug/__init__.py) exports from every floor below it
     {"flowdebug.exchange", "flowdebug.views", "flowdebug.cli", "flowdebug"},
     {"sample_tools"},

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from flowdebug import jsontext, protocols
 from flowdebug.cli import live as cli_live
 from flowdebug.cli import mcp as cli_mcp
+from flowdebug.cli import record as cli_record
 from flowdebug.cli.options import Parser, Subcommands, setup_logging, verbosity
 from flowdebug.errors import FlowdebugError, UsageError, validation_path
 
@@ -215,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_render)
     cli_mcp.add_commands(sub)
     cli_live.add_commands(sub)
+    cli_record.add_commands(sub)
     return parser
 
 

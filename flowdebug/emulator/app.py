@@ -60,9 +60,11 @@ def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> Resp
     return Response(data, status, headers, media_type="application/json")
 
 
-def _error(
+def vendor_error(
     protocol: str, status: int, model: str, message: str | None = None, version: str = "v1"
 ) -> Response:
+    """The vendor's own error answer for ``status`` (its facts' error shapes), saying
+    ``message`` when given."""
     status, body, headers = error_response(protocol, status, model, version)
     if message is not None:
         # Most vendors nest the message in an "error" object; Bedrock keeps it at the top.
@@ -157,12 +159,12 @@ def create_app(emulator: Host) -> Starlette:
         protocol, model, stream, version = route
         if player is None:
             message = "no player is mounted there any more: ask the app again"
-            return _error(protocol, 404, model or "", message, version)
+            return vendor_error(protocol, 404, model or "", message, version)
         try:
             raw = await read_body(request, emulator.max_body)
         except TooLarge:
             log.info("emulator: %s refused, body over %d bytes", target, emulator.max_body)
-            return _error(
+            return vendor_error(
                 protocol,
                 413,
                 model or "",
@@ -174,7 +176,7 @@ def create_app(emulator: Host) -> Starlette:
         try:
             body = json.loads(raw or b"null")
         except (ValueError, RecursionError):
-            return _error(protocol, 400, model or "", "the request body is not valid JSON")
+            return vendor_error(protocol, 400, model or "", "the request body is not valid JSON")
         if isinstance(body, dict):
             model = model or str(body.get("model") or "")
             stream = stream or body.get("stream") is True
@@ -205,7 +207,7 @@ def create_app(emulator: Host) -> Starlette:
     ) -> Response | None:
         """The whole answer ``fault`` makes, or None when the turn is still answered."""
         if fault.status is not None:
-            return _error(protocol, fault.status, model, version=version)
+            return vendor_error(protocol, fault.status, model, version=version)
         if fault.name == "slow":
             await pause(fault.seconds)
             return None
@@ -213,9 +215,9 @@ def create_app(emulator: Host) -> Starlette:
             if drop_connection(request.scope):
                 await request.receive()  # the disconnect: nothing is sent after it
                 return Response(status_code=499)
-            return _error(protocol, 500, model, "drop: the server cannot close", version)
+            return vendor_error(protocol, 500, model, "drop: the server cannot close", version)
         if fault.name == "stream-error" and not stream:
-            return _error(protocol, 500, model, version=version)
+            return vendor_error(protocol, 500, model, version=version)
         if fault.name == "malformed" and not stream:
             return _json(200, b'{"id": "msg_1", "content": [')
         if fault.name == "wrong-shape" and not stream:
@@ -238,11 +240,11 @@ def create_app(emulator: Host) -> Starlette:
             with emulator.lock:
                 turn = player.respond(conv)
         except CodecError as e:
-            return _error(protocol, 400, model, f"{e.path}: {e.reason}", version)
+            return vendor_error(protocol, 400, model, f"{e.path}: {e.reason}", version)
         except FlowdebugError as e:
-            return _error(protocol, 400, model, str(e), version)
+            return vendor_error(protocol, 400, model, str(e), version)
         except RecursionError:
-            return _error(protocol, 400, model, "the request is nested too deeply", version)
+            return vendor_error(protocol, 400, model, "the request is nested too deeply", version)
         response = turn.response.model_copy(update={"model": model or turn.response.model})
         if not stream:
             return _json(200, codec.encode_response(response).value)

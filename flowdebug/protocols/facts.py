@@ -183,6 +183,9 @@ class Facts:
     endpoint: str | None = None  # "POST /v1/messages"
     base_url: str | None = None  # where the vendor's SDK sends requests by default
     default_model: str | None = None
+    # The model ids that are this vendor's: an id it does not claim is never sent to it
+    # (protocols/models.py), so an imported gpt-4o does not become an Anthropic model.
+    model_ids: re.Pattern[str] | None = None
     key_env: tuple[str, ...] = ()  # environment variables holding an API key
     # What the app's API-key field takes, where that is more than one plain key (Markdown).
     key_help: str | None = None
@@ -200,6 +203,8 @@ class Facts:
     # A stream framed otherwise than SSE: the framer turning the emulator's ``(event name,
     # data)`` pairs into the wire's bytes (one chunk a frame), and the content type it sends.
     stream_frames: StreamFramer | None = None
+    # ... and the reader of such a stream's whole bytes back into its events (a recording).
+    stream_unframe: Callable[[bytes], list[Any]] | None = None
     stream_content_type: str = "text/event-stream"
     # The response's main field: the emulator's wrong-shape fault gives it the wrong type.
     main_field: str = "content"

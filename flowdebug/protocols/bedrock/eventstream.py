@@ -271,3 +271,17 @@ def event_object(headers: Headers, payload: bytes) -> Any:
     if not isinstance(name, str):
         return text
     return {name: value}
+
+
+def stream_events(data: bytes) -> list[Any]:
+    """A whole event stream's bytes as flowdebug's stream events (:func:`event_object`), in
+    order; a damaged or cut frame ends the list with the error's text, as the live player
+    records it."""
+    reader = FrameReader()
+    try:
+        events = [event_object(h, p) for h, p in reader.feed(data)]
+    except EventStreamError as e:
+        return [str(e)]
+    if reader.pending:
+        events.append(f"event-stream message {reader.count} is cut short")
+    return events

@@ -123,6 +123,12 @@ FACTS = Facts(
     endpoint="POST " + ENDPOINT,
     base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
     default_model="anthropic.claude-sonnet-4-20250514-v1:0",
+    # provider ids (anthropic.claude-..., amazon.nova-...), with a cross-region inference
+    # profile prefix (us., eu., apac., global.) or as an ARN
+    model_ids=re.compile(
+        r"^(?:arn:aws[\w-]*:bedrock:|(?:(?:us|eu|apac|ap|ca|jp|au|us-gov|global)\.)?"
+        r"(?:anthropic|amazon|meta|mistral|cohere|ai21|deepseek|writer|qwen|openai|stability)\.)"
+    ),
     # A Bedrock API key (a bearer token), else the access key id whose secret and
     # session token the live player reads beside it (players/live/bedrock.py).
     key_env=("AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID"),
@@ -135,6 +141,7 @@ FACTS = Facts(
     tools_path=("toolConfig", "tools"),
     stream_framing="event-stream",
     stream_frames=eventstream.stream_frames,
+    stream_unframe=eventstream.stream_events,
     stream_content_type=eventstream.CONTENT_TYPE,
     declaration_path=("toolSpec",),
     bare_tools=(BARE_TOOL,),

@@ -1,0 +1,215 @@
+"""The recording proxy's ASGI app (Starlette): forward, stream back, record.
+
+A POST on a vendor's route (the emulator's routes: each vendor's facts) is read whole (up to the
+proxy's cap: the vendor's 413 beyond it) and sent unchanged to the upstream, the vendor's own
+endpoint by default: its path is the agent's with the vendor's base path (OpenAI's ``/v1``)
+put after the upstream's base URL. The answer's status, headers and body bytes go back as they
+arrive (SSE and AWS event-stream frames alike, never held back: each chunk goes on before the
+copy kept for the recording reads it); the exchange is decoded and saved once the answer is
+over, on the recorder's thread.
+
+Headers go on as the agent sent them, keys included, except the hop-by-hop ones, and
+``Accept-Encoding`` narrowed to what the recording can read back (gzip, deflate). The recording
+keeps them with credentials redacted (:func:`flowdebug.players.live.wire.redact_headers`).
+
+With an MCP URL, ``/mcp`` (and the paths under it) stands in front of that Streamable HTTP
+server: POST, GET and DELETE pass through, and every JSON-RPC message of a body or of an SSE
+event is recorded as it passes (:mod:`flowdebug.record.mcp`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any, Protocol
+
+import httpx
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+from flowdebug import protocols
+from flowdebug.emulator.app import TooLarge, read_body, request_target, vendor_error, vendor_route
+from flowdebug.players.live.wire import Capture, redact_headers
+from flowdebug.record.exchanges import mcp_exchange, model_exchange
+from flowdebug.record.sessions import Recorder
+from flowdebug.redact import strip_url_credentials
+
+log = logging.getLogger("flowdebug.record")
+MCP_PATH = "/mcp"
+# Headers of one connection, not of the request (RFC 9110 7.6.1), and those httpx sets itself.
+HOP_BY_HOP = frozenset(
+    {"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
+     "upgrade", "proxy-authorization", "proxy-authenticate", "host", "content-length"}
+)  # fmt: skip
+READABLE_ENCODINGS = ("gzip", "deflate", "identity")
+TIMEOUT = httpx.Timeout(connect=10, read=600, write=60, pool=10)  # a model may think for minutes
+
+
+class Host(Protocol):
+    """What the app serves (a :class:`~flowdebug.record.server.RecordingProxy`)."""
+
+    recorder: Recorder
+    upstream: str | None
+    mcp_url: str | None
+    max_body: int
+
+    def serving(self, loop: asyncio.AbstractEventLoop, stopping: asyncio.Event) -> None: ...
+
+
+def upstream_url(protocol: str, target: str, upstream: str | None) -> str | None:
+    """Where a request for ``target`` (path and query) goes: ``upstream`` (else the vendor's
+    base URL) followed by the path past the vendor's base path, which the agent's base URL
+    ends in when it follows the vendor's own (``/v1``)."""
+    facts = protocols.facts(protocol)
+    base = upstream or facts.base_url
+    if base is None:
+        return None
+    prefix = facts.base_path
+    if prefix and (target.startswith(prefix + "/") or target.startswith(prefix + "?")):
+        target = target[len(prefix) :]
+    return base.rstrip("/") + target
+
+
+def _outgoing(headers: Any) -> dict[str, str]:
+    out = {k: v for k, v in headers.items() if k.lower() not in HOP_BY_HOP}
+    if "accept-encoding" in out:
+        wanted = [e.strip() for e in out["accept-encoding"].split(",")]
+        out["accept-encoding"] = ", ".join(
+            e for e in wanted if e.split(";")[0].strip().lower() in READABLE_ENCODINGS
+        ) or "identity"
+    return out
+
+
+def _incoming(headers: httpx.Headers) -> dict[str, str]:
+    return {k: v for k, v in headers.items() if k.lower() not in HOP_BY_HOP - {"content-length"}}
+
+
+def create_app(host: Host) -> Starlette:
+    """The ASGI app forwarding to ``host``'s upstream and recording into its recorder."""
+    client: httpx.AsyncClient | None = None
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        nonlocal client
+        host.serving(asyncio.get_running_loop(), asyncio.Event())
+        async with httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False) as client:
+            yield
+
+    async def relay(
+        request: Request,
+        url: str,
+        body: bytes,
+        capture: Capture,
+        done: Callable[[], None],
+    ) -> Response | None:
+        """Send the request on and stream the answer back; None when the upstream cannot be
+        reached (``done`` has been called, ``capture`` says why)."""
+        assert client is not None
+        outgoing = client.build_request(request.method, url, headers=_outgoing(request.headers),
+                                        content=body)  # fmt: skip
+        try:
+            answer = await client.send(outgoing, stream=True)
+        except httpx.HTTPError as e:
+            capture.respond(502, {"content-type": "text/plain"})
+            capture.feed(f"the upstream {capture.url} cannot be reached: {e}".encode(), True)
+            done()
+            return None
+        capture.respond(answer.status_code, answer.headers)
+
+        async def chunks() -> AsyncIterator[bytes]:
+            try:
+                async for chunk in answer.aiter_raw():
+                    yield chunk
+                    capture.feed(chunk)
+                capture.feed(b"", final=True)
+            finally:
+                await answer.aclose()
+                done()
+
+        return StreamingResponse(chunks(), answer.status_code, _incoming(answer.headers))
+
+    async def model(request: Request) -> Response:
+        target = request_target(request)
+        found = vendor_route(target.split("?", 1)[0])
+        if found is None:
+            return await passthrough(request, target)
+        protocol, model_name, _, version = found
+        try:
+            body = await read_body(request, host.max_body)
+        except TooLarge:
+            message = f"the request body exceeds the proxy's limit of {host.max_body} bytes"
+            return vendor_error(protocol, 413, model_name or "", message, version)
+        except ClientDisconnect:
+            return Response(status_code=499)
+        url = upstream_url(protocol, target, host.upstream)
+        if url is None:
+            message = "this vendor has no default endpoint: start flowdebug record with --upstream"
+            return vendor_error(protocol, 502, model_name or "", message, version)
+        capture = Capture(request.method, strip_url_credentials(url),
+                          redact_headers(request.headers), body)  # fmt: skip
+        started = time.perf_counter()
+
+        def done() -> None:
+            elapsed = (time.perf_counter() - started) * 1000
+            path = strip_url_credentials(target)
+            host.recorder.model(model_exchange(protocol, path, capture, elapsed))
+
+        answer = await relay(request, url, body, capture, done)
+        if answer is None:
+            return vendor_error(protocol, 502, model_name or "", capture.response_text, version)
+        log.info("record: %s %s -> %s", request.method, target, capture.status)
+        return answer
+
+    async def passthrough(request: Request, target: str) -> Response:
+        """Any other path goes on to ``--upstream`` unrecorded (a model list, a token count);
+        without one there is nowhere to send it."""
+        if host.upstream is None:
+            return Response(
+                json.dumps({"error": {"message": f"no such route: {target}"}}),
+                404,
+                media_type="application/json",
+            )
+        body = await request.body()
+        url = host.upstream.rstrip("/") + target
+        capture = Capture(request.method, url, {}, body)
+        answer = await relay(request, url, body, capture, lambda: None)
+        return answer or Response(capture.response_text, 502)
+
+    async def mcp(request: Request) -> Response:
+        from flowdebug.record.mcp import mcp_messages
+
+        assert host.mcp_url is not None
+        target = request_target(request)
+        url = host.mcp_url.rstrip("/") + target[len(MCP_PATH) :]
+        body = await read_body(request, host.max_body) if request.method == "POST" else b""
+        if body:
+            host.recorder.mcp(mcp_exchange("client", "http", body, mcp_messages(body)))
+        capture = Capture(request.method, url, {}, body)
+
+        def event(value: Any) -> None:
+            raw = json.dumps(value).encode()
+            host.recorder.mcp(mcp_exchange("server", "http", raw, [value]))
+
+        capture.on_event = event
+
+        def done() -> None:
+            if capture.events is None and capture.response_body:
+                raw = bytes(capture.response_body)
+                host.recorder.mcp(mcp_exchange("server", "http", raw, mcp_messages(raw)))
+
+        answer = await relay(request, url, body, capture, done)
+        return answer or Response(capture.response_text, 502)
+
+    routes = []
+    if host.mcp_url is not None:
+        verbs = ["GET", "POST", "DELETE"]
+        routes += [Route(MCP_PATH, mcp, methods=verbs), Route(MCP_PATH + "/{rest:path}", mcp,
+                                                               methods=verbs)]  # fmt: skip
+    routes.append(Route("/{path:path}", model, methods=["GET", "POST", "PUT", "DELETE"]))
+    return Starlette(routes=routes, lifespan=lifespan)
