@@ -3,6 +3,8 @@ with a ``fragment_assumed`` warning, streams as loggers keep them, tool types by
 
 from __future__ import annotations
 
+import json
+
 from flowdebug.model import Text, Thinking, ToolCall
 from flowdebug.protocols.convert import decode
 
@@ -37,3 +39,82 @@ def test_content_of_openai_shaped_text_alone_is_not_claimed_as_anthropic() -> No
     from flowdebug.protocols.anthropic.fragment import fragment
 
     assert fragment({"content": [{"type": "text", "text": "hi"}]}) is None
+
+
+def _bedrock_bare_stream() -> list[dict[str, object]]:
+    return [
+        {"role": "assistant"},
+        {"delta": {"text": "Checking."}, "contentBlockIndex": 0},
+        {"contentBlockIndex": 0},
+        {
+            "start": {"toolUse": {"toolUseId": "tooluse_1", "name": "get_weather"}},
+            "contentBlockIndex": 1,
+        },
+        {"delta": {"toolUse": {"input": '{"city": '}}, "contentBlockIndex": 1},
+        {"delta": {"toolUse": {"input": '"SF"}'}}, "contentBlockIndex": 1},
+        {"contentBlockIndex": 1},
+        {"stopReason": "tool_use"},
+        {
+            "usage": {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15},
+            "metrics": {"latencyMs": 9},
+        },
+    ]
+
+
+def test_bedrock_stream_event_bodies_without_their_type_keys_are_read_as_a_stream() -> None:
+    got = decode(_bedrock_bare_stream())
+    assert (got.protocol, got.kind) == ("bedrock", "stream")
+    assert [w.code for w in got.warnings] == ["fragment_assumed"]
+    text, call = got.response.message.parts  # type: ignore[union-attr]
+    assert isinstance(text, Text) and text.text == "Checking."
+    assert isinstance(call, ToolCall) and (call.id, call.arguments) == ("tooluse_1", {"city": "SF"})
+    assert got.response.stop_reason == "tool_use"  # type: ignore[union-attr]
+    assert got.response.usage == {"input_tokens": 10, "output_tokens": 5}  # type: ignore[union-attr]
+
+
+def test_a_list_without_a_content_block_event_is_not_claimed_as_bedrock_events() -> None:
+    from flowdebug.protocols.bedrock.detect import bare_events
+
+    assert bare_events([{"role": "assistant"}, {"stopReason": "end_turn"}]) is None
+    assert bare_events([{"delta": {"text": "x"}, "contentBlockIndex": 0}, {"other": 1}]) is None
+
+
+def _chunk(delta: dict[str, object], finish: str | None = None) -> dict[str, object]:
+    return {
+        "id": "cmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "mistral-large-latest",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+
+
+def test_openai_compatible_tool_call_deltas_without_index_are_one_call_per_id() -> None:
+    def whole(call_id: str, city: str) -> dict[str, object]:
+        arguments = json.dumps({"city": city})
+        return {"id": call_id, "function": {"name": "get_weather", "arguments": arguments}}
+
+    got = decode(
+        [
+            _chunk({"role": "assistant", "content": ""}),
+            _chunk({"tool_calls": [whole("abc123", "Paris")]}),
+            _chunk({"tool_calls": [whole("def456", "Rome")]}, "tool_calls"),
+        ]
+    )
+    assert (got.protocol, got.kind, got.warnings) == ("openai-chat", "stream", [])
+    calls = got.response.message.parts  # type: ignore[union-attr]
+    assert [(c.id, c.arguments) for c in calls] == [  # type: ignore[union-attr]
+        ("abc123", {"city": "Paris"}),
+        ("def456", {"city": "Rome"}),
+    ]
+
+
+def test_index_less_fragments_with_a_repeated_id_extend_their_call() -> None:
+    got = decode(
+        [
+            _chunk({"tool_calls": [{"id": "a1", "function": {"name": "f", "arguments": '{"x"'}}]}),
+            _chunk({"tool_calls": [{"id": "a1", "function": {"arguments": ": 1}"}}]}, "tool_calls"),
+        ]
+    )
+    [call] = got.response.message.parts  # type: ignore[union-attr]
+    assert (call.id, call.arguments) == ("a1", {"x": 1})  # type: ignore[union-attr]

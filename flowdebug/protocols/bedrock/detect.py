@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flowdebug.protocols.bedrock.facts import BLOCK_NAMES, OWN_BLOCKS
+from flowdebug.protocols.bedrock.facts import BLOCK_NAMES, EVENT_NAMES, OWN_BLOCKS
 
 # Top-level keys of a ConverseRequest (botocore) besides messages.
 REQUEST_KEYS = frozenset(
@@ -68,8 +68,60 @@ def is_response(p: Any) -> bool:
     )
 
 
+# The ConverseStream event a body is, by the members only it has (the service's padding "p"
+# aside): loggers and LiteLLM keep the bodies without their event-type keys.
+_BARE_EVENTS = (
+    ("contentBlockStart", frozenset({"start", "contentBlockIndex"})),
+    ("contentBlockDelta", frozenset({"delta", "contentBlockIndex"})),
+    ("contentBlockStop", frozenset({"contentBlockIndex"})),
+    ("messageStart", frozenset({"role"})),
+)
+_STOP_KEYS = frozenset({"stopReason", "additionalModelResponseFields"})
+_METADATA_KEYS = frozenset({"usage", "metrics", "trace", "performanceConfig", "serviceTier"})
+
+
+def _event_name(body: Any) -> str | None:
+    if not isinstance(body, dict):
+        return None
+    keys = set(body) - {"p"}
+    for name, members in _BARE_EVENTS:
+        if keys == members:
+            return name
+    if "stopReason" in keys and keys <= _STOP_KEYS:
+        return "messageStop"
+    if keys and keys <= _METADATA_KEYS and ("usage" in keys or "metrics" in keys):
+        return "metadata"
+    return None
+
+
+def bare_events(payload: Any) -> list[dict[str, Any]] | None:
+    """A list of ConverseStream event bodies without their event-type keys, each wrapped in
+    its own (None unless every item is one, or already wrapped, and one is a content block
+    event: ``contentBlockIndex`` is Bedrock's alone)."""
+    if not isinstance(payload, list) or not payload:
+        return None
+    names = [_event_name(e) for e in payload]
+    if not any(n is not None and n.startswith("contentBlock") for n in names):
+        return None
+    wrapped = []
+    for event, name in zip(payload, names, strict=True):
+        if name is not None:
+            wrapped.append({name: event})
+        elif isinstance(event, dict) and len(event) == 1 and next(iter(event)) in EVENT_NAMES:
+            wrapped.append(event)
+        else:
+            return None
+    return wrapped
+
+
 def fragment(payload: Any) -> tuple[Any, str] | None:
     """The request or response a fragment stands for and what was assumed, else None."""
+    events = bare_events(payload)
+    if events is not None:
+        return events, (
+            "Bedrock ConverseStream event bodies without their event-type keys (as loggers and "
+            "LiteLLM keep them): each read as the event its members make it"
+        )
     if isinstance(payload, list):
         # A bare block list: only Bedrock-only blocks make it Bedrock's (a list of {"text"}
         # objects is also a list of Gemini parts).

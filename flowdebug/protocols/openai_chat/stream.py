@@ -161,7 +161,13 @@ def _add_delta(acc: _Accumulator, delta: dict[str, Any], path: str) -> None:
     for k, item in enumerate(expect(PROTOCOL, calls, f"{path}.tool_calls", list)):
         ipath = f"{path}.tool_calls[{k}]"
         expect(PROTOCOL, item, ipath, dict)
-        index = require(PROTOCOL, item, "index", ipath, int)
+        if "index" not in item and item.get("id") is not None:
+            # Mistral and other OpenAI-compatible servers send each call whole in one delta
+            # without an index: a delta with a new id is a new call.
+            same = [i for i, c in acc.calls.items() if c.id == item["id"]]
+            index = same[0] if same else max(acc.calls, default=-1) + 1
+        else:
+            index = require(PROTOCOL, item, "index", ipath, int)
         call = acc.calls.setdefault(index, _Call(ipath))
         if item.get("id") is not None and call.id is None:
             call.id = expect(PROTOCOL, item["id"], f"{ipath}.id", str)
