@@ -51,7 +51,17 @@ function cell(data) {
   if (data.error) c.classList.add("fdp-error");
   for (const line of data.lines) {
     const l = el("div", "fdp-words");
-    for (const [text, role] of line) words(l.appendChild(el("span", role ? `fdp-${role}` : "")), text);
+    for (const [text, role] of line) {
+      const span = l.appendChild(el("span", role ? `fdp-${role}` : ""));
+      // A short name or value stays whole ("call_2", is_error:); a long one breaks between
+      // its words only.
+      if (String(text).trim().length <= 12) {
+        span.textContent = text;
+        span.classList.add("fdp-whole");
+      } else {
+        words(span, text);
+      }
+    }
     c.appendChild(l);
   }
   return c;
