@@ -118,3 +118,54 @@ def test_index_less_fragments_with_a_repeated_id_extend_their_call() -> None:
     )
     [call] = got.response.message.parts  # type: ignore[union-attr]
     assert (call.id, call.arguments) == ("a1", {"x": 1})  # type: ignore[union-attr]
+
+
+def _anthropic_request(tools: list[dict[str, object]]) -> dict[str, object]:
+    return {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 100,
+        "tools": tools,
+        "messages": [{"role": "user", "content": "Remember my city."}],
+    }
+
+
+def test_anthropic_memory_tool_is_a_client_declaration_and_goes_back_by_type() -> None:
+    from flowdebug.protocols.convert import convert
+    from tests.sdkcheck import validate_wire
+
+    payload = _anthropic_request([{"type": "memory_20250818", "name": "memory"}])
+    got = decode(payload)
+    assert [t.name for t in got.conversation.tools] == ["memory"]  # type: ignore[union-attr]
+    assert [(w.code, w.path) for w in got.warnings] == [
+        ("tool_schema_vendor_defined", "$.tools[0].parameters")
+    ]
+    back, _ = convert(payload, "anthropic")
+    assert back["tools"] == [{"name": "memory", "type": "memory_20250818"}]
+    validate_wire("anthropic", "request", back)
+    chat, _ = convert(payload, "openai-chat")
+    assert [t["function"]["name"] for t in chat["tools"]] == ["memory"]
+
+
+def test_anthropic_tool_types_are_client_tools_unless_documented_server_tools() -> None:
+    from flowdebug.protocols.anthropic.envelope import is_server_tool
+
+    servers = [
+        "web_search_20250305",
+        "web_fetch_20250910",
+        "code_execution_20250825",
+        "tool_search_tool_regex_20251119",
+        "tool_search_tool_bm25",
+        "mcp_toolset",
+    ]
+    clients = [
+        "memory_20250818",
+        "bash_20250124",
+        "text_editor_20250728",
+        "computer_20251124",
+        "gardening_20300101",
+        "custom",
+    ]
+    assert [is_server_tool({"type": t, "name": "x"}) for t in servers] == [True] * len(servers)
+    assert [is_server_tool({"type": t, "name": "x"}) for t in clients] == [False] * len(clients)
+    got = decode(_anthropic_request([{"type": "gardening_20300101", "name": "garden"}]))
+    assert [t.name for t in got.conversation.tools] == ["garden"]  # type: ignore[union-attr]

@@ -8,11 +8,14 @@ says which. Usage counters Anthropic has no field for are named when they are dr
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 from flowdebug.model import Conversation, ModelResponse, canonical_json
+from flowdebug.protocols.anthropic.facts import SERVER_TOOLS
 from flowdebug.protocols.base import Warnings
 
+_VERSION = re.compile(r"_\d{8}$")  # a tool type's version: web_search_20250305
 DEFAULT_MODEL = "claude-sonnet-4-6"
 DEFAULT_MAX_TOKENS = 1024  # Anthropic requires max_tokens on every request
 # Anthropic's Usage counters. input_tokens excludes cache reads and writes, which have their
@@ -106,5 +109,13 @@ def merge_tools(encoded: list[dict[str, Any]], stashed: Any) -> list[dict[str, A
 
 
 def is_server_tool(tool: Any) -> bool:
-    """A server-tool or connector declaration (typed, not ``custom``)."""
-    return isinstance(tool, dict) and tool.get("type") not in (None, "custom")
+    """A declaration of one of Anthropic's documented server tools or connectors (any
+    version); an unknown type is a client tool."""
+    kind = tool.get("type") if isinstance(tool, dict) else None
+    return isinstance(kind, str) and _VERSION.sub("", kind) in SERVER_TOOLS
+
+
+def is_typed_client_tool(tool: Any) -> bool:
+    """A client tool whose schema Anthropic defines (``memory_20250818``, ``bash_...``)."""
+    kind = tool.get("type") if isinstance(tool, dict) else None
+    return isinstance(kind, str) and kind != "custom" and not is_server_tool(tool)

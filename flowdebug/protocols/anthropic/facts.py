@@ -28,6 +28,17 @@ BARE_TOOL = BareTool(
     request=lambda tools: {"model": "-", "max_tokens": 1, "messages": [], "tools": tools},
 )
 
+# Anthropic's documented server tools (the tool reference at platform.claude.com, read
+# 2026-05), by type without its _YYYYMMDD version: Anthropic runs them, so their declarations
+# and blocks ride in provider_details. Every other typed tool is a client tool whose schema
+# Anthropic defines and the application runs (memory_20250818, bash_..., text_editor_...,
+# computer_..., and any new type), so a new client tool is never dropped.
+SERVER_TOOLS = frozenset(
+    {"web_search", "web_fetch", "code_execution", "bash_code_execution",
+     "text_editor_code_execution", "advisor", "tool_search_tool_regex",
+     "tool_search_tool_bm25", "mcp_toolset"}
+)  # fmt: skip
+
 FACTS = Facts(
     name="anthropic",
     title="Anthropic Messages",

@@ -186,7 +186,11 @@ def _encode_tool(tool: Tool, path: str, w: Warnings, names: Renamer) -> dict[str
         w.add(
             "tool_metadata_dropped", path, f"Anthropic tools have no {', '.join(dropped)}; not sent"
         )
-    return with_extra(out, own(tool.provider_details, w, path))
+    extra = own(tool.provider_details, w, path)
+    if envelope.is_typed_client_tool(extra):
+        # Anthropic's own client tools (memory, bash...) are declared by type, without a schema.
+        out = {k: v for k, v in out.items() if k not in ("input_schema", "strict")}
+    return with_extra(out, extra)
 
 
 def _encode_choice(choice: ToolChoice, w: Warnings, names: Renamer) -> dict[str, Any]:
@@ -269,6 +273,20 @@ def _decode_tool(raw: Any, path: str, w: Warnings) -> Tool | None:
     name = require(PROTOCOL, tool, "name", path, str)
     if envelope.is_server_tool(tool):
         return None  # kept in the conversation's provider_details by decode_request
+    if envelope.is_typed_client_tool(tool) and "input_schema" not in tool:
+        # Anthropic defines this client tool's schema; the application runs its calls.
+        w.add(
+            "tool_schema_vendor_defined",
+            f"{path}.parameters",
+            f"{tool['type']} is a client tool whose input schema Anthropic defines; read "
+            "with an open object schema (its type goes back to Anthropic as it was)",
+        )
+        return Tool(
+            name=name,
+            description=optional(tool, "description", path, str),
+            parameters={"type": "object"},
+            provider_details=stash(tool, ("name", "description")),
+        )
     if "input_schema" not in tool and "parameters" in tool:
         raise CodecError(
             PROTOCOL,
