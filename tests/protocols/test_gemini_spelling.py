@@ -149,3 +149,33 @@ def test_user_data_keeps_its_spelling_and_shape() -> None:
 def test_canonical_spelling_is_returned_without_a_copy() -> None:
     body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
     assert normalize_request(body) is body
+
+
+def test_snake_case_media_inside_a_camel_case_function_response_is_read() -> None:
+    got = decode(
+        {
+            "contents": [
+                {
+                    "role": "model",
+                    "parts": [{"functionCall": {"name": "snap", "args": {}, "id": "c1"}}],
+                },
+                {
+                    "role": "user",
+                    "parts": [
+                        {
+                            "functionResponse": {
+                                "name": "snap",
+                                "id": "c1",
+                                "response": {"ok": True},
+                                "parts": [
+                                    {"inline_data": {"mime_type": "image/png", "data": "iVBORw0K"}}
+                                ],
+                            }
+                        }
+                    ],
+                },
+            ]
+        }
+    )
+    image = got.conversation.messages[1].parts[0].content[1]  # type: ignore[union-attr]
+    assert (image.media_type, image.data) == ("image/png", "iVBORw0K")  # type: ignore[union-attr]
