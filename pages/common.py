@@ -19,7 +19,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from flowdebug import protocols
 from flowdebug.engine import scenarios
 from flowdebug.engine.debugger import Session
-from flowdebug.engine.player_choice import KINDS, PlayerChoice, make_player
+from flowdebug.engine.player_choice import KINDS, LABELS, PlayerChoice, make_player
 from flowdebug.engine.session_state import SessionState
 from flowdebug.errors import FlowdebugError
 from flowdebug.players.live.settings import LIVE_PROTOCOLS
@@ -255,11 +255,7 @@ def draw_sidebar() -> None:
                 KINDS,
                 key="player_kind",
                 horizontal=True,
-                format_func={
-                    "scripted": "Scripted",
-                    "manual": "Manual (you)",
-                    "live": "Live model",
-                }.get,
+                format_func=LABELS.__getitem__,
             )
             if kind == "live":
                 st.selectbox("API", LIVE_PROTOCOLS, key="live_protocol", format_func=title)
