@@ -32,6 +32,7 @@ from flowdebug.errors import CodecError, json_path
 
 MAX_DEPTH = 128
 MAX_BYTES = 64 * 1024 * 1024
+_SHOWN = 12  # steps of a too deep value's path shown
 # Python reads and writes no integer longer than this, so no payload can hold one.
 _LONG_NUMBER = (
     f"a number of more than {sys.get_int_max_str_digits()} digits is not a value any payload holds"
@@ -147,9 +148,10 @@ def check(value: Any, source: str = "input") -> None:
         if (why := _refusal(item)) is not None:
             raise CodecError(source, _path(place), why)
         if depth > MAX_DEPTH:
+            keys = _keys(place)  # the path's first steps: all of them would fill the screen
             raise CodecError(
                 source,
-                json_path(_keys(place)[:MAX_DEPTH]),
+                json_path(keys[:_SHOWN]) + ("…" if len(keys) > _SHOWN else ""),
                 f"nested more than {MAX_DEPTH} levels deep; no payload nests like this",
             )
         if isinstance(item, dict):

@@ -1,36 +1,62 @@
-"""Fuzzing (hypothesis): importers, the history editor and the converters never crash.
+"""Fuzzing (hypothesis): every public entrance gives a result or a FlowdebugError, for any JSON.
 
-Whatever they are given, they either succeed or raise a FlowdebugError whose message is
-clear (one readable reason; a CodecError names a JSON path from ``$``), and a refused edit
-leaves the session byte-identical. ``FLOWDEBUG_FUZZ_EXAMPLES`` sets the examples per test.
+The entrances (:data:`ENTRANCES`): ``convert`` to every target, ``lint_payload``,
+``import_session`` (parsed, text and bytes), the command line's reader (``flowdebug convert``
+and ``lint`` on a file), ``load_json``, the paste on the Tools page (``parse_tools``) and the
+History page's edits. Each is fed arbitrary JSON (recursive strategies, deep and wide, with NaN,
+Infinity, lone surrogates and long numbers), and real payloads (tests/fixtures) whose random
+subtrees were replaced by random JSON, or by random JSON written into a string (tool-call
+arguments and outputs are JSON in a string). Accepted: a result, or a FlowdebugError with one
+readable reason; and whatever the one reader (``jsontext.check``) refuses, every entrance
+refuses. A refused edit leaves the session byte-identical.
+
+Examples come from a profile: ``ci`` (the default: 100 a test, so 200 an entrance over its two
+tests) or ``long`` (1,500 a test, 3,000 an entrance; run by hand: ``HYPOTHESIS_PROFILE=long``);
+``FLOWDEBUG_FUZZ_EXAMPLES`` sets the examples a test.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import json
 import os
+import sys
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from flowdebug import jsontext
+from flowdebug.cli.main import main as cli
 from flowdebug.engine.debugger import Session
 from flowdebug.engine.edits import EditError
 from flowdebug.errors import CodecError, FlowdebugError
 from flowdebug.exchange.exports import trace
 from flowdebug.exchange.imports import import_session
-from flowdebug.protocols.convert import TARGETS, convert
+from flowdebug.exchange.tool_imports import parse_tools
+from flowdebug.lint.linter import lint_payload
+from flowdebug.protocols.convert import TARGETS, convert, load_json
 from flowdebug.store.rows import state_json
-from tests.paths import WIRE
+from tests.paths import REAL, WIRE
 
-REFERENCE = {p.name: json.loads(p.read_text("utf-8")) for p in sorted(WIRE.glob("*.json"))}
+FIXTURES = {
+    p.name: json.loads(p.read_text("utf-8"))
+    for folder in (WIRE, REAL)
+    for p in sorted(folder.glob("*.json"))
+}
+REFERENCE = {p.name: FIXTURES[p.name] for p in sorted(WIRE.glob("*.json"))}
 
+_OVERHEAD = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+settings.register_profile("ci", max_examples=100, deadline=None, suppress_health_check=_OVERHEAD)
+settings.register_profile("long", max_examples=1500, deadline=None, suppress_health_check=_OVERHEAD)
+_PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 FUZZ = settings(
-    max_examples=int(os.environ.get("FLOWDEBUG_FUZZ_EXAMPLES", "120")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    _PROFILE,
+    max_examples=int(os.environ.get("FLOWDEBUG_FUZZ_EXAMPLES", _PROFILE.max_examples)),
 )
 
 # Keys the decoders look for, so random objects reach past the first check.
@@ -40,7 +66,9 @@ KEYS = st.sampled_from(
         "arguments", "input", "args", "call_id", "tool_use_id", "tool_call_id", "tools",
         "tool_calls", "function", "functionCall", "functionResponse", "contents", "output",
         "jsonrpc", "method", "params", "result", "isError", "format", "events", "toolset",
-        "conversation", "model", "max_tokens", "system", "is_error", "response",
+        "conversation", "model", "max_tokens", "system", "is_error", "response", "usage",
+        "action", "toolUse", "toolResult", "toolSpec", "inputSchema", "input_schema",
+        "parameters", "properties", "required", "candidates", "choices", "delta", "item",
     ]
 )  # fmt: skip
 SCALARS = (
@@ -52,6 +80,10 @@ SCALARS = (
     | st.text(st.characters(exclude_categories=[]), max_size=3)  # lone surrogates too
     | st.sampled_from(["user", "assistant", "tool", "text", "tool_call", "tool_result", "2.0"])
 )
+# What JSON text can say but a payload must not hold: each is refused by the one reader.
+HOSTILE = st.sampled_from([float("nan"), float("inf"), float("-inf"), "\udfff"]) | st.builds(
+    pow, st.just(10), st.just(5000)
+)
 JSON = st.recursive(
     SCALARS,
     lambda inner: (
@@ -59,6 +91,29 @@ JSON = st.recursive(
     ),
     max_leaves=24,
 )
+WIDE = st.recursive(
+    SCALARS | HOSTILE,
+    lambda inner: (
+        st.lists(inner, max_size=40)
+        | st.dictionaries(KEYS | st.text(max_size=8), inner, max_size=30)
+    ),
+    max_leaves=400,
+)
+
+
+@st.composite
+def deep(draw: st.DrawFn) -> Any:
+    """A value nested 100 to 3,000 levels, lists and objects in a drawn pattern (drawing each
+    level would make hypothesis slow), built without recursion."""
+    value = draw(SCALARS)
+    pattern = draw(st.lists(st.booleans(), min_size=1, max_size=6))
+    key = draw(KEYS)
+    for level in range(draw(st.integers(100, 3000))):
+        value = [value] if pattern[level % len(pattern)] else {key: value}
+    return value
+
+
+ANY_JSON = JSON | WIDE | deep()
 
 
 def assert_clear(error: BaseException) -> None:
@@ -71,25 +126,71 @@ def assert_clear(error: BaseException) -> None:
         assert error.path.startswith("$"), error.path
 
 
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            out += _paths(v, (*prefix, i))
+def _paths(value: Any) -> list[tuple[Any, ...]]:
+    """Every place in ``value`` down to 64 levels (iterative: mutations nest deep)."""
+    out: list[tuple[Any, ...]] = []
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while stack:
+        item, where = stack.pop()
+        out.append(where)
+        if len(where) >= 64:
+            continue
+        if isinstance(item, dict):
+            stack += [(v, (*where, k)) for k, v in item.items()]
+        elif isinstance(item, list):
+            stack += [(v, (*where, i)) for i, v in enumerate(item)]
     return out
 
 
+def _at(value: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+@contextlib.contextmanager
+def _deep_enough():
+    """Room for json.dumps to write a value nested 3,000 levels (deep() above)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _text(value: Any) -> str | None:
+    """``value`` as JSON text (NaN and Infinity as Python writes them, a lone surrogate
+    escaped), or None when it has none (an integer longer than Python writes)."""
+    with _deep_enough():
+        try:
+            return json.dumps(value)
+        except ValueError:
+            return None
+
+
+def _replacement(data: st.DataObject) -> Any:
+    """Random JSON, or random JSON written into a string (as tool-call arguments are)."""
+    value = data.draw(ANY_JSON)
+    if data.draw(st.booleans()):
+        return value
+    text = _text(value)
+    return value if text is None else text
+
+
 def _mutate(data: st.DataObject, payload: Any) -> Any:
-    """``payload`` with one to three random edits: replace, delete, empty, duplicate, wrap."""
+    """``payload`` with one to three random edits: replace (by random JSON, deep and wide, or
+    JSON in a string), restring (a string replaced by random JSON's text), delete, empty,
+    duplicate, wrap."""
     payload = copy.deepcopy(payload)
     for _ in range(data.draw(st.integers(1, 3))):
-        path = data.draw(st.sampled_from(_paths(payload)))
-        op = data.draw(st.sampled_from(["replace", "delete", "empty", "duplicate", "wrap"]))
+        op = data.draw(st.sampled_from(["replace", "restring", "delete", "empty", "dup", "wrap"]))
+        paths = _paths(payload)
+        if op == "restring":  # a string the codec may read as JSON (arguments, an output)
+            paths = [p for p in paths if isinstance(_at(payload, p), str)] or paths
+        path = data.draw(st.sampled_from(paths))
         if not path:
-            payload = data.draw(JSON) if op == "replace" else [payload]
+            payload = _replacement(data) if op == "replace" else [payload]
             continue
         parent = payload
         for step in path[:-1]:
@@ -97,13 +198,15 @@ def _mutate(data: st.DataObject, payload: Any) -> Any:
         key, old = path[-1], parent[path[-1]]
         match op:
             case "replace":
-                parent[key] = data.draw(JSON)
+                parent[key] = _replacement(data)
+            case "restring":
+                parent[key] = _text(data.draw(ANY_JSON | HOSTILE)) or old
             case "delete":
                 del parent[key]
             case "empty":
                 parent[key] = type(old)() if isinstance(old, dict | list | str) else None
-            case "duplicate" if isinstance(parent, list):
-                parent.insert(key, copy.deepcopy(old))
+            case "dup" if isinstance(parent, list):
+                parent.insert(key, copy.copy(old))
             case _:
                 parent[key] = [old] if op == "wrap" else {"value": old}
     return payload
@@ -131,44 +234,140 @@ def _try_import(data: Any) -> None:
 
 
 @FUZZ
-@given(JSON)
-def test_importing_any_json_succeeds_or_names_the_problem(value):
-    _try_import(value)
-
-
-@FUZZ
-@given(st.text(max_size=200) | st.binary(max_size=200))
-def test_importing_any_text_or_bytes_succeeds_or_names_the_problem(blob):
-    _try_import(blob)
-
-
-@FUZZ
-@given(st.data())
-def test_importing_mutated_reference_payloads_never_crashes(data):
-    name = data.draw(st.sampled_from(sorted(REFERENCE)))
-    _try_import(_mutate(data, REFERENCE[name]))
-
-
-@FUZZ
 @given(st.data())
 def test_importing_mutated_traces_never_crashes(finished, data):
     _try_import(_mutate(data, trace(finished.state)))
 
 
-@FUZZ
-@given(st.data())
-def test_pasting_tools_mutated_from_any_payload_never_crashes(data):
-    from flowdebug.exchange.tool_imports import parse_tools
+# -- every public entrance -----------------------------------------------------------------------
 
-    source = data.draw(st.sampled_from(sorted(REFERENCE)) | st.just("random"))
-    payload = data.draw(JSON) if source == "random" else _mutate(data, REFERENCE[source])
-    text = json.dumps(payload) if data.draw(st.booleans()) else payload
+
+def _cli(*command: str) -> Callable[[str], None]:
+    """``flowdebug COMMAND -`` reading ``text`` on stdin: exit 0 or 1 is a result, 2 a
+    refusal (one line), anything else a crash."""
+
+    def run(text: str) -> None:
+        stdin = io.TextIOWrapper(io.BytesIO(text.encode("utf-8", "surrogatepass")))
+        out, err = io.StringIO(), io.StringIO()
+        saved = sys.stdin
+        sys.stdin = stdin
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = cli([*command, "-"])
+        finally:
+            sys.stdin = saved
+        if code == 2:
+            raise CodecError("cli", "$", err.getvalue().strip())
+        assert code in (0, 1), f"flowdebug {' '.join(command)} exited {code}: {err.getvalue()}"
+
+    return run
+
+
+def _history(session: Session) -> Callable[[Any], None]:
+    """The History page: a message replaced by ``value`` (parsed, or its JSON text); a
+    refused edit leaves the session as it was."""
+
+    def run(value: Any) -> None:
+        clone = session.clone()
+        before = clone.state.model_dump_json()
+        try:
+            clone.edit_message(0, value)
+        except EditError:
+            assert clone.state.model_dump_json() == before
+            raise
+        state_json(clone.state)
+
+    return run
+
+
+def _entrances(session: Session) -> dict[str, tuple[bool, Callable[[Any], Any]]]:
+    """Every public entrance: name -> (takes JSON text, the call)."""
+    entrances: dict[str, tuple[bool, Callable[[Any], Any]]] = {
+        f"convert to {t}": (False, lambda v, t=t: _clean_output(convert(v, t)[0])) for t in TARGETS
+    }
+    entrances |= {
+        "lint_payload": (False, lint_payload),
+        "import_session (parsed)": (False, lambda v: state_json(import_session(v).state)),
+        "import_session (text)": (True, lambda t: state_json(import_session(t).state)),
+        "import_session (bytes)": (
+            True,
+            lambda t: state_json(import_session(t.encode("utf-8", "surrogatepass")).state),
+        ),
+        "flowdebug convert": (True, _cli("convert", "--to", "openai-responses")),
+        "flowdebug lint": (True, _cli("lint")),
+        "load_json": (True, load_json),
+        "paste tools (parsed)": (False, parse_tools),
+        "paste tools (text)": (True, parse_tools),
+        "history edit (parsed)": (False, _history(session)),
+        "history edit (text)": (True, _history(session)),
+    }
+    return entrances
+
+
+def _clean_output(out: Any) -> None:
+    """What a conversion writes is JSON the one reader accepts."""
+    jsontext.check(out, "output")
+    assert _text(out) is not None
+
+
+ENTRANCE_NAMES = list(_entrances(Session.from_scenario("weather")))
+
+
+@pytest.fixture(scope="module")
+def entrances(finished: Session) -> dict[str, tuple[bool, Callable[[Any], Any]]]:
+    return _entrances(finished)
+
+
+def _refused_by_the_reader(value: Any) -> bool:
     try:
-        parse_tools(text)
+        jsontext.check(value)
+    except CodecError:
+        return True
+    return False
+
+
+def _feed(entrance: str, takes_text: bool, call: Callable[[Any], Any], value: Any) -> None:
+    """Give ``value`` to the entrance: accept a result or a clear FlowdebugError, and make
+    sure what the one reader refuses is refused here too."""
+    given_value: Any = value
+    if takes_text:
+        given_value = _text(value)
+        if given_value is None:
+            return
+    try:
+        call(given_value)
     except FlowdebugError as e:
         assert_clear(e)
+        return
     except Exception as e:  # a crash: report it with the input
-        pytest.fail(f"parse_tools crashed with {type(e).__name__}: {e}")
+        pytest.fail(f"{entrance} crashed with {type(e).__name__}: {e}")
+    assert not _refused_by_the_reader(value), f"{entrance} accepted what the reader refuses"
+
+
+@FUZZ
+@given(data=st.data())
+@pytest.mark.parametrize("entrance", ENTRANCE_NAMES)
+def test_every_entrance_gives_a_result_or_a_flowdebug_error_for_any_json(entrances, entrance, data):
+    takes_text, call = entrances[entrance]
+    value = data.draw(ANY_JSON, label="value")
+    _feed(entrance, takes_text, call, value)
+
+
+@FUZZ
+@given(data=st.data())
+@pytest.mark.parametrize("entrance", ENTRANCE_NAMES)
+def test_every_entrance_gives_a_result_or_a_flowdebug_error_for_mutated_real_payloads(
+    entrances, entrance, data
+):
+    takes_text, call = entrances[entrance]
+    name = data.draw(st.sampled_from(sorted(FIXTURES)), label="fixture")
+    _feed(entrance, takes_text, call, _mutate(data, FIXTURES[name]))
+
+
+@FUZZ
+@given(blob=st.text(max_size=200) | st.binary(max_size=200))
+def test_importing_any_text_or_bytes_succeeds_or_names_the_problem(blob):
+    _try_import(blob)
 
 
 # -- the history editor ---------------------------------------------------------------------------
@@ -241,23 +440,6 @@ def test_an_edit_with_text_that_is_not_unicode_is_refused(finished):
 
 
 # -- converters -----------------------------------------------------------------------------------
-
-
-@FUZZ
-@given(st.data())
-def test_converting_mutated_reference_payloads_never_crashes(data):
-    name = data.draw(st.sampled_from(sorted(REFERENCE)))
-    payload = _mutate(data, REFERENCE[name])
-    target = data.draw(st.sampled_from(TARGETS))
-    try:
-        out, warnings = convert(payload, target)
-    except FlowdebugError as e:
-        assert_clear(e)
-        return
-    except Exception as e:  # a crash: report it with the input
-        pytest.fail(f"convert to {target} crashed with {type(e).__name__}: {e}")
-    json.dumps(out)
-    assert all(w.code and w.message for w in warnings)
 
 
 # -- inputs that once crashed a codec (found by the fuzzers above) --------------------------------
