@@ -26,6 +26,7 @@ from flowdebug.engine.session_state import SessionState
 from flowdebug.errors import UsageError
 from flowdebug.exchange.snippets import sdks, snippet
 from flowdebug.protocols.base import ConversionWarning
+from flowdebug.protocols.models import model_for
 from flowdebug.redact import redact_text
 from flowdebug.store.rows import state_json
 
@@ -126,7 +127,9 @@ def sdk_snippet(state: SessionState, protocol: str, title: str = "") -> tuple[st
     if protocol not in sdks():
         snippet(protocol, None)  # raises the clear error
     payload, warnings = request_payload(state, protocol)
-    return snippet(protocol, payload, title, state.conversation.model), warnings
+    # Another vendor's model id stays out of the script too (its warning is in ``warnings``).
+    model = model_for(protocol, state.conversation.model)
+    return snippet(protocol, payload, title, model), warnings
 
 
 def export_protocols(fmt: str) -> list[str]:

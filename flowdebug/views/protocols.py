@@ -94,6 +94,19 @@ class StepView:
     def icon(self) -> str:
         return VERDICT_ICONS[self.verdict]
 
+    def warnings_apart(self) -> dict[str, tuple[ConversionWarning, ...]]:
+        """The conversion warnings of the request and of the response (with its stream's)
+        apart: a response's filled-in model is not the request's (issue 30)."""
+        out: dict[str, dict[tuple[str, str, str], ConversionWarning]] = {
+            "request": {},
+            "response": {},
+        }
+        for p in self.payloads.values():
+            side = out["request" if p.kind == "request" else "response"]
+            for w in p.warnings:
+                side.setdefault((w.code, w.path, w.message), w)
+        return {kind: tuple(ws.values()) for kind, ws in out.items()}
+
 
 def verdict_badge(name: str) -> str:
     """Markdown for a verdict: colored, so it reads even where emoji do not render."""

@@ -652,7 +652,7 @@ def test_decode_keeps_server_blocks_as_hosted_calls_and_re_encodes_them():
         "id": "msg_1",
         "type": "message",
         "role": "assistant",
-        "model": "m",
+        "model": "claude-x",
         "content": [
             {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}},
             {"type": "text", "text": "done"},
@@ -675,7 +675,7 @@ def test_stop_reasons_map_to_canonical_and_back():
         "id": "msg_1",
         "type": "message",
         "role": "assistant",
-        "model": "m",
+        "model": "claude-x",
         "content": [],
         "stop_reason": "pause_turn",
         "stop_sequence": None,

@@ -74,7 +74,8 @@ def test_foreign_web_search_and_mcp_calls_map_and_others_are_dropped_by_name():
         HostedCall(id="ci_1", name="code_interpreter", source="openai-responses"),
         HostedResult(call_id="ci_1", name="code_interpreter", source="openai-responses"),
     ]
-    resp = ModelResponse(message=Message(role="assistant", parts=parts), id="msg_1", model="m",
+    resp = ModelResponse(message=Message(role="assistant", parts=parts), id="msg_1",
+                         model="claude-x",
                          usage={"input_tokens": 1, "output_tokens": 1})  # fmt: skip
     out = CODEC.encode_response(resp)
     kinds = [b["type"] for b in out.value["content"]]
@@ -93,7 +94,8 @@ def test_foreign_web_search_and_mcp_calls_map_and_others_are_dropped_by_name():
 def test_a_refusal_goes_out_as_stop_reason_refusal_and_text_with_a_warning():
     refusal = Text(text="I can't help with that.", refusal=True)
     resp = ModelResponse(message=Message(role="assistant", parts=[refusal]), id="msg_1",
-                         model="m", usage={"input_tokens": 1, "output_tokens": 1})  # fmt: skip
+                         model="claude-x",
+                         usage={"input_tokens": 1, "output_tokens": 1})  # fmt: skip
     out = CODEC.encode_response(resp)
     assert out.value["stop_reason"] == "refusal"
     assert out.value["content"] == [{"type": "text", "text": "I can't help with that."}]

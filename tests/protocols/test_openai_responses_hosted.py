@@ -147,8 +147,9 @@ def test_an_anthropic_web_search_becomes_a_web_search_call() -> None:
         "status": "completed",
         "action": {"type": "search", "query": "paris"},
     }
-    assert codes(encoded) == ["hosted_call_mapped", "hosted_result_mapped"]
-    assert [w.path for w in encoded.warnings] == ["message.parts[0]", "message.parts[1]"]
+    assert codes(encoded) == ["hosted_call_mapped", "hosted_result_mapped", "model_replaced"]
+    # claude-x is not a Responses model: the default replaced it (protocols/models.py)
+    assert [w.path for w in encoded.warnings] == ["message.parts[0]", "message.parts[1]", "model"]
     assert_model(Response, encoded.value)
 
 
@@ -178,9 +179,19 @@ def test_a_hosted_tool_responses_lacks_is_dropped_with_warnings_naming_it() -> N
     result = HostedResult(call_id="srvtoolu_2", name="code_execution", content="1", source="x")
     encoded = CODEC.encode_response(_anthropic_turn(call, result, Text(text="done")))
     assert [i["type"] for i in encoded.value["output"]] == ["message"]
-    assert codes(encoded) == ["hosted_call_dropped", "hosted_result_dropped", "parts_shifted"]
+    assert codes(encoded) == [
+        "hosted_call_dropped",
+        "hosted_result_dropped",
+        "parts_shifted",
+        "model_replaced",
+    ]
     assert "code_execution" in encoded.warnings[0].message
-    assert [w.path for w in encoded.warnings] == ["message.parts[0]", "message.parts[1]", "message"]
+    assert [w.path for w in encoded.warnings] == [
+        "message.parts[0]",
+        "message.parts[1]",
+        "message",
+        "model",
+    ]
 
 
 # --- custom tools, refusals ---------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import Any
 from flowdebug.model import Conversation, ModelResponse, canonical_json
 from flowdebug.protocols.anthropic.facts import SERVER_TOOLS
 from flowdebug.protocols.base import Warnings
+from flowdebug.protocols.models import own_model
 
 _VERSION = re.compile(r"_\d{8}$")  # a tool type's version: web_search_20250305
 DEFAULT_MODEL = "claude-sonnet-4-6"
@@ -25,6 +26,7 @@ USAGE_EXTRA = ("cache_creation_input_tokens", "cache_read_input_tokens")
 
 
 def model(value: str | None, w: Warnings) -> str:
+    value = own_model(value, w)  # another vendor's model id is replaced, and said so
     if value is not None:
         return value
     w.add(

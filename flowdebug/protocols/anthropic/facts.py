@@ -68,6 +68,7 @@ FACTS = Facts(
     endpoint="POST /v1/messages",
     base_url="https://api.anthropic.com",
     default_model="claude-sonnet-4-6",
+    model_ids=re.compile(r"^claude-"),
     key_env=("ANTHROPIC_API_KEY",),
     history_key="messages",
     bare_tools=(BARE_TOOL,),

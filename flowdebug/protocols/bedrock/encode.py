@@ -14,6 +14,7 @@ from flowdebug.protocols.base import Renamer, Warnings
 from flowdebug.protocols.bedrock.facts import PROTOCOL, USAGE_WIRE, WIRE_STOP
 from flowdebug.protocols.bedrock.parts import encode_blocks
 from flowdebug.protocols.bedrock.wire import own, with_extra
+from flowdebug.protocols.models import own_model
 from flowdebug.protocols.schema_rewrites import OBJECT_ROOT
 
 # -------------------------------------------------------------------------------- request
@@ -152,13 +153,14 @@ def encode_request(conv: Conversation, w: Warnings) -> dict[str, Any]:
     messages = _messages(conv.messages, w, names, system_texts)
     body: dict[str, Any] = {}
     model_in_body = extra.pop("modelId", None)
-    if conv.model is not None and model_in_body is not None:
-        body["modelId"] = conv.model  # read from boto3 parameters: they go back the same way
-    elif conv.model is not None:
+    model = own_model(conv.model, w, where=" in the URL (/model/{model}/converse)")
+    if model is not None and model_in_body is not None:
+        body["modelId"] = model  # read from boto3 parameters: they go back the same way
+    elif model is not None and model == conv.model:
         w.add(
             "model_dropped",
             "model",
-            f"Bedrock takes the model id in the URL (/model/{conv.model}/converse), not in the "
+            f"Bedrock takes the model id in the URL (/model/{model}/converse), not in the "
             "body; it was not sent",
         )
     stashed_system = extra.pop("system", None)

@@ -61,7 +61,7 @@ def encode_request(conv: Conversation) -> Converted[dict[str, Any]]:
     check_foreign(conv.provider_details, "provider_details", w)
     details = own(conv.provider_details)
     model = own_model(
-        conv.model, w, where=" (Gemini names it in the URL, not in the request body)"
+        conv.model, w, where=" in the URL (models/{model}:generateContent; the body names none)"
     )
     if model is not None and model == conv.model:
         w.add(

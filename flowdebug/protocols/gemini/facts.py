@@ -118,6 +118,7 @@ FACTS = Facts(
     endpoint="POST /v1beta/models/{model}:generateContent",
     base_url="https://generativelanguage.googleapis.com",
     default_model="gemini-2.5-flash",
+    model_ids=re.compile(r"^(?:models/|tunedModels/)?(?:gemini-|gemma-|learnlm-)"),
     key_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     history_key="contents",
     declaration_path=("functionDeclarations", 0),

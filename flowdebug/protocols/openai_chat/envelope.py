@@ -14,6 +14,7 @@ from typing import Any, assert_never
 
 from flowdebug.model import Conversation, ModelResponse, ToolChoice, ToolResult, dump
 from flowdebug.protocols.base import Warnings
+from flowdebug.protocols.models import own_model
 from flowdebug.protocols.openai_chat.compat import encode_usage
 from flowdebug.protocols.openai_chat.encode import (
     CREATED,
@@ -40,6 +41,7 @@ def _own(details: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _model(model: str | None, w: Warnings) -> str:
+    model = own_model(model, w)  # another vendor's model id is replaced, and said so
     if model is not None:
         return model
     w.add(

@@ -29,6 +29,7 @@ from flowdebug.model import (
     dump,
 )
 from flowdebug.protocols.base import Converted, Kind, Warnings, expect, require
+from flowdebug.protocols.models import own_model
 from flowdebug.protocols.openai_responses import stream
 from flowdebug.protocols.openai_responses.decode import ItemDecoder
 from flowdebug.protocols.openai_responses.encode import ItemEncoder
@@ -195,6 +196,7 @@ def encode_request(conv: Conversation) -> Converted[dict[str, Any]]:
 
 
 def _model(model: str | None, w: Warnings) -> str:
+    model = own_model(model, w)  # another vendor's model id is replaced, and said so
     if model is None:
         # The Responses API requires a model; the source named none.
         w.add("model_filled_in", "model", f"the source names no model; sent as {DEFAULT_MODEL}")

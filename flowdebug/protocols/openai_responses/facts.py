@@ -64,6 +64,7 @@ FACTS = Facts(
     endpoint="POST /responses",
     base_url="https://api.openai.com/v1",
     default_model="gpt-4.1",
+    model_ids=re.compile(r"^(?:ft:)?(?:gpt-|chatgpt-|codex-|computer-use-|o\d(?:$|-))"),
     key_env=("OPENAI_API_KEY",),
     history_key="input",
     bare_tools=(BARE_TOOL,),

@@ -1,0 +1,73 @@
+"""Model names per vendor: a model id is never carried into another vendor.
+
+Each vendor's facts say which model ids are its own (``Facts.model_ids``, a pattern: Anthropic's
+``claude-*``, Bedrock's provider ids ``anthropic.claude-*`` / ``us.amazon.nova-*`` ...). When a
+conversation names a model and is encoded for a vendor:
+
+- the vendor's own id is kept;
+- a vendor whose API local servers speak (``Facts.local_servers``: OpenAI Chat) keeps every
+  id: an unclaimed one is a local model (``llama3``, ``qwen2.5:7b``), and the other vendors'
+  ids are what their own OpenAI-compatible endpoints take (Gemini's ``/v1beta/openai`` takes
+  ``gemini-3-pro-preview``), so such a body goes back unchanged;
+- any other id is replaced by the vendor's choice: the session's choice for that vendor when
+  there is one, else the vendor's default model (its facts), and one ``model_replaced``
+  warning says which replaced which.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from flowdebug.protocols.base import PROTOCOLS, Warnings, known
+
+
+def owners(model: str) -> list[str]:
+    """The registered vendors whose facts claim ``model`` as theirs, in registry order."""
+    return [n for n, c in PROTOCOLS.items() if c.facts.model_ids and c.facts.model_ids.match(model)]
+
+
+def keeps(protocol: str, model: str) -> bool:
+    """Whether ``protocol`` sends ``model`` as it is (see the module's rules)."""
+    facts = known(protocol)
+    if facts.model_ids is not None and facts.model_ids.match(model):
+        return True
+    return facts.local_servers
+
+
+def own_model(
+    model: str | None,
+    w: Warnings,
+    chosen: Mapping[str, str] | None = None,
+    where: str = "",
+) -> str | None:
+    """The model the vendor of ``w`` names for a source that names ``model``: ``model``
+    itself when the vendor keeps it (or None when the source names none: the codec fills its
+    own in), else the vendor's choice (``chosen[vendor]``, else its default model), with one
+    ``model_replaced`` warning in ``w``. ``where`` ends the warning (a vendor naming the model
+    in the URL says so; ``{model}`` in it is the model sent)."""
+    protocol = w.protocol
+    if model is None or keeps(protocol, model):
+        return model
+    facts = known(protocol)
+    mine = (chosen or {}).get(protocol)
+    new = mine or facts.default_model
+    if new is None:
+        return model
+    of = owners(model)
+    whose = f"names a model of {known(of[0]).short}" if of else "is no model any vendor names"
+    source = "the session's choice for it" if mine else "its default"
+    tail = where.format(model=new)
+    w.add(
+        "model_replaced",
+        "model",
+        f"{model} {whose}, not of {facts.short}: {new} ({source}) replaced it{tail}",
+    )
+    return new
+
+
+def model_for(protocol: str, model: str | None, chosen: Mapping[str, str] | None = None) -> str:
+    """The model a request for ``protocol`` names (in its body, or its URL where the vendor
+    puts it there) for a source that names ``model``: :func:`own_model`, else the vendor's
+    default. The encoded request's warnings say what was replaced."""
+    mine = own_model(model, Warnings(protocol), chosen)
+    return mine or (chosen or {}).get(protocol) or known(protocol).default_model or "default"
