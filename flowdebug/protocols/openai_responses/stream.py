@@ -100,8 +100,9 @@ def response_to_events(response: dict[str, Any]) -> list[dict[str, Any]]:
                 failed = item.get("status") == "failed"
                 emit(f"response.mcp_call.{'failed' if failed else 'completed'}", **ref)
             case "web_search_call" | "file_search_call" | "mcp_list_tools" as kind:
-                # As the API streams them: the bare item, then its progress events.
-                bare = {k: v for k, v in item.items() if k in ("id", "type", "server_label")}
+                # As the API streams them: the bare item, then its progress events. The SDK's
+                # item types require a search's action and a file search's queries up front.
+                bare = {k: v for k, v in item.items() if k in _ADDED_KEYS}
                 bare |= {"tools": []} if kind == "mcp_list_tools" else {}
                 emit("response.output_item.added", **at, item=bare | _in_progress(item))
                 ref = {"item_id": item["id"], **at}
@@ -115,6 +116,9 @@ def response_to_events(response: dict[str, Any]) -> list[dict[str, Any]]:
     terminal = f"response.{response['status']}"
     emit(terminal if terminal in _TERMINAL else "response.completed", response=response)
     return events
+
+
+_ADDED_KEYS = ("id", "type", "server_label", "action", "queries")
 
 
 def _in_progress(item: dict[str, Any]) -> dict[str, Any]:
