@@ -154,6 +154,7 @@ def create_app(host: Host) -> Starlette:
         capture = Capture(request.method, strip_url_credentials(url),
                           redact_headers(request.headers), body)  # fmt: skip
         started = time.perf_counter()
+        host.recorder.begin()
 
         def done() -> None:
             elapsed = (time.perf_counter() - started) * 1000

@@ -2,7 +2,8 @@
 
 A model request joins the recorded conversation whose last request's history (the list its
 vendor's facts name, ``history_key``) it extends: the same items first, at least one more
-after them. Any other request starts a conversation of its own. MCP messages join the
+after them (compared as sent, else as decoded when the SDK respelled an earlier item). Any
+other request starts a conversation of its own. MCP messages join the
 conversation the agent is in (the one that last had traffic); before any model call they start
 one, which the first model conversation then takes over, so the tools listed before the first
 model call stay with it.
@@ -33,7 +34,7 @@ from flowdebug.engine.handlers import ToolEntry, Toolset
 from flowdebug.engine.replay import replay
 from flowdebug.engine.session_state import SessionState, resume
 from flowdebug.errors import FlowdebugError
-from flowdebug.model import Conversation
+from flowdebug.model import Conversation, Message
 from flowdebug.protocols.convert import decode
 from flowdebug.store.sessions import StaleSession, Store
 
@@ -64,6 +65,7 @@ class Recording:
     name: str
     protocol: str | None = None
     history: list[Any] = field(default_factory=list)
+    request: list[Message] = field(default_factory=list)  # the last request's, decoded
     revision: int = 0
     mcp_messages: list[Any] = field(default_factory=list)
 
@@ -105,21 +107,35 @@ class Recorder:
         self._current: Recording | None = None
         self._queue: queue.Queue[Callable[[], None] | None] = queue.Queue()
         self._lock = threading.Lock()
+        self._open = 0  # exchanges under way: begun, not yet queued
+        self._settled = threading.Condition()
         self._thread = threading.Thread(target=self._work, name="flowdebug-recorder", daemon=True)
         self._thread.start()
 
     # -- the proxy's side ----------------------------------------------------------------
 
+    def begin(self) -> None:
+        """An exchange is under way (its :meth:`model` call will come): :meth:`flush` waits
+        for it, as an agent may read the whole answer before the proxy has seen its end."""
+        with self._settled:
+            self._open += 1
+
     def model(self, exchange: dict[str, JsonValue]) -> None:
-        """Record a model exchange (:func:`~flowdebug.record.exchanges.model_exchange`)."""
+        """Record a model exchange (:func:`~flowdebug.record.exchanges.model_exchange`) that
+        :meth:`begin` announced."""
         self._queue.put(lambda: self._add_model(exchange))
+        with self._settled:
+            self._open -= 1
+            self._settled.notify_all()
 
     def mcp(self, exchange: dict[str, JsonValue]) -> None:
         """Record MCP messages (:func:`~flowdebug.record.exchanges.mcp_exchange`)."""
         self._queue.put(lambda: self._add_mcp(exchange))
 
     def flush(self, timeout: float = 30) -> None:
-        """Return once everything queued so far is saved."""
+        """Return once every exchange begun so far is saved."""
+        with self._settled:
+            self._settled.wait_for(lambda: self._open <= 0, timeout)
         done = threading.Event()
         self._queue.put(done.set)
         done.wait(timeout)
@@ -142,12 +158,17 @@ class Recorder:
             except Exception:  # one bad exchange must not end the recording
                 log.exception("record: an exchange could not be recorded")
 
-    def _recording_for(self, protocol: str, history: list[Any]) -> Recording:
+    def _recording_for(
+        self, protocol: str, history: list[Any], messages: list[Message]
+    ) -> Recording:
+        # The wire's items first; their meaning where an SDK respells what it sent before
+        # (a first text input sent bare, then as a message item).
         found = next(
             (
                 r
                 for r in reversed(self.recordings)
-                if r.protocol == protocol and extends(history, r.history)
+                if r.protocol == protocol
+                and (extends(history, r.history) or extends(messages, r.request))
             ),
             None,
         )
@@ -169,13 +190,14 @@ class Recorder:
         protocol = str(exchange["protocol"])
         request = exchange.get("request")
         history = wire_history(protocol, request)
-        rec = self._recording_for(protocol, history)
-        rec.protocol, rec.history = protocol, history
         try:
-            conv = protocols.get(protocol).decode_request(request).value
+            conv: Conversation | None = protocols.get(protocol).decode_request(request).value
         except (FlowdebugError, RecursionError, TypeError, KeyError, ValueError):
-            conv = rec.state.conversation
-        conv = _answered(protocol, exchange, conv)
+            conv = None
+        messages = conv.messages if conv is not None else []
+        rec = self._recording_for(protocol, history, messages)
+        rec.protocol, rec.history, rec.request = protocol, history, messages
+        conv = _answered(protocol, exchange, conv or rec.state.conversation)
         self._redraw(rec, conv)
         steps = [e.step for e in rec.state.events if e.phase == "request"]
         rec.state.exchanges.append({**exchange, "step": steps[-1] if steps else rec.state.step})
