@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from flowdebug import jsontext, protocols
+from flowdebug.cli import exchange as cli_exchange
 from flowdebug.cli import live as cli_live
 from flowdebug.cli import mcp as cli_mcp
 from flowdebug.cli import record as cli_record
@@ -216,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_render)
     cli_mcp.add_commands(sub)
     cli_live.add_commands(sub)
+    cli_exchange.add_commands(sub, _read)
     cli_record.add_commands(sub)
     return parser
 
