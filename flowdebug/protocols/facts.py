@@ -236,6 +236,9 @@ class Facts:
     # Local model servers (Ollama, vLLM, LM Studio, llama.cpp) speak this protocol too: the
     # live player's first choice (protocols.default_protocol(local=True)).
     local_servers: bool = False
+    # Training files the vendor documents, by export format name: a function from a
+    # conversation to one example and what it cannot hold (a ``Converted``; exchange/training).
+    training_formats: Mapping[str, Callable[[Conversation], Any]] = field(default_factory=dict)
 
     @property
     def base_path(self) -> str:

@@ -7,6 +7,7 @@ import re
 from flowdebug.protocols.facts import BareTool, Facts, Fields, Snippet, Terms
 from flowdebug.protocols.openai_chat import errors
 from flowdebug.protocols.openai_chat.arguments import stream_arguments
+from flowdebug.protocols.openai_chat.finetune import FORMAT, finetune_example
 from flowdebug.protocols.openai_chat.rules import LINT
 
 SNIPPET = Snippet(
@@ -83,4 +84,5 @@ FACTS = Facts(
     sdk_headers_env="OPENAI_CUSTOM_HEADERS",
     sdk_method="chat.completions.create",
     local_servers=True,  # the "OpenAI-compatible" servers
+    training_formats={FORMAT: finetune_example},
 )
