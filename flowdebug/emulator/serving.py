@@ -49,6 +49,10 @@ class AsgiServer:
             raise UsageError(
                 f"cannot listen on {host}:{port}: {e.strerror}; choose another --port"
             ) from None
+        # Answers go out in several writes (headers, body, each stream event): without
+        # TCP_NODELAY, Nagle's algorithm holds each small write back for the client's delayed
+        # ACK (about 40 ms). Accepted connections inherit it from the listening socket.
+        self._socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._address = self._socket.getsockname()[:2]
         self._read_timeout = read_timeout
         self._keep_alive = keep_alive
