@@ -34,13 +34,18 @@ class UsageError(FlowdebugError):
     """The person asked for something that cannot be done (bad flag, unknown name)."""
 
 
+_LONGEST = 500  # characters of a CodecError's reason
+
+
 class CodecError(FlowdebugError):
     """A payload does not fit a protocol. ``path`` is a JSON path into the payload."""
 
     def __init__(self, protocol: str, path: str, message: str):
         self.protocol = protocol
         self.path = path
-        self.reason = message
+        # A reason may quote what the payload held, which can be any size: keep it readable.
+        self.reason = message if len(message) <= _LONGEST else message[: _LONGEST - 1] + "…"
+        message = self.reason
         super().__init__(f"{protocol}: {path}: {message}")
 
 
