@@ -7,7 +7,7 @@ import pytest
 from flowdebug import protocols
 from flowdebug.exchange.exports import sdk_snippet
 from flowdebug.exchange.imports import import_session
-from flowdebug.model import Conversation, Message, Text
+from flowdebug.model import Conversation, Message, ModelResponse, Text
 from flowdebug.protocols.base import Warnings
 from flowdebug.protocols.models import keeps, model_for, own_model, owners
 from flowdebug.views.protocols import step_view
@@ -121,3 +121,18 @@ def test_a_vendors_own_model_is_kept_and_named_in_its_url():
         )
     ]
     assert model_for("gemini", "gemini-2.5-pro") == "gemini-2.5-pro"
+
+
+def test_a_response_names_the_vendors_own_model_too():
+    resp = ModelResponse(
+        message=Message(role="assistant", parts=[Text(text="hi")]), model="gpt-4o", id="r1"
+    )
+    for protocol, field, expected in [
+        ("gemini", "modelVersion", "gemini-2.5-flash"),
+        ("anthropic", "model", "claude-sonnet-4-6"),
+        ("openai-chat", "model", "gpt-4o"),
+    ]:
+        out = protocols.get(protocol).encode_response(resp)
+        assert out.value[field] == expected
+        replaced = [w.path for w in out.warnings if w.code == "model_replaced"]
+        assert replaced == ([] if expected == "gpt-4o" else ["model"])

@@ -31,6 +31,7 @@ from flowdebug.protocols.gemini.parts import (
     with_details,
 )
 from flowdebug.protocols.gemini.spelling import normalize
+from flowdebug.protocols.models import own_model
 
 _FINISH: dict[str, str] = {
     "end_turn": "STOP",
@@ -123,11 +124,12 @@ def usage_metadata(resp: ModelResponse, w: Warnings) -> dict[str, Any]:
     return usage
 
 
-def envelope(resp: ModelResponse) -> dict[str, Any]:
+def envelope(resp: ModelResponse, w: Warnings) -> dict[str, Any]:
     """Top-level fields every chunk repeats: modelVersion, responseId, stored extras."""
     out: dict[str, Any] = {}
-    if resp.model is not None:
-        out["modelVersion"] = resp.model
+    model = own_model(resp.model, w)  # another vendor's model id is replaced, and said so
+    if model is not None:
+        out["modelVersion"] = model
     if resp.id is not None:
         out["responseId"] = resp.id
     extras = own(resp.provider_details)
@@ -142,7 +144,7 @@ def encode_response(resp: ModelResponse) -> Converted[dict[str, Any]]:
     out: dict[str, Any] = {"candidates": [{"content": content, **candidate_tail(resp, w)}]}
     if usage := usage_metadata(resp, w):
         out["usageMetadata"] = usage
-    out.update(envelope(resp))
+    out.update(envelope(resp, w))
     return w.wrap(out)
 
 

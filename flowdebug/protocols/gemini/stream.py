@@ -56,7 +56,7 @@ def encode_stream(resp: ModelResponse) -> Converted[list[dict[str, Any]]]:
                 groups.append([wire])
         after_text = True
     groups = groups or [[]]
-    common = envelope(resp)
+    common = envelope(resp, w)
     chunks = []
     for n, parts in enumerate(groups):
         cand: dict[str, Any] = {"content": {"role": "model", "parts": parts}}
