@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from flowdebug.model import Text, Thinking, ToolCall
-from flowdebug.protocols.convert import decode
+from flowdebug.protocols import PROTOCOLS
+from flowdebug.protocols.convert import decode, encode
+from tests.paths import FIXTURES, REAL
+from tests.sdkcheck import validate_wire
 
 
 def test_anthropic_message_as_the_docs_print_it_is_read_as_a_response() -> None:
@@ -131,7 +136,6 @@ def _anthropic_request(tools: list[dict[str, object]]) -> dict[str, object]:
 
 def test_anthropic_memory_tool_is_a_client_declaration_and_goes_back_by_type() -> None:
     from flowdebug.protocols.convert import convert
-    from tests.sdkcheck import validate_wire
 
     payload = _anthropic_request([{"type": "memory_20250818", "name": "memory"}])
     got = decode(payload)
@@ -169,3 +173,48 @@ def test_anthropic_tool_types_are_client_tools_unless_documented_server_tools() 
     assert [is_server_tool({"type": t, "name": "x"}) for t in clients] == [False] * len(clients)
     got = decode(_anthropic_request([{"type": "gardening_20300101", "name": "garden"}]))
     assert [t.name for t in got.conversation.tools] == ["garden"]  # type: ignore[union-attr]
+
+
+SHAPES = sorted(p.name for p in (FIXTURES / "shapes").glob("*.json"))
+# Real payloads whose conversion the target's SDK rejected (issue 31): Anthropic web search
+# with citations streamed to Responses, a Responses answer with MCP items and reasoning.
+CROSSED = [
+    "anthropic.stream.pydantic-ai-cassette-web-search.json",
+    "anthropic.response.pydantic-ai-cassette-web-search-citations.json",
+    "openai-responses.response.pydantic-ai-cassette-mcp-list-tools-and-call.json",
+]
+
+
+@pytest.mark.parametrize("target", [t for t in PROTOCOLS])
+@pytest.mark.parametrize("name", SHAPES)
+def test_every_shape_is_read_and_converts_to_every_protocol_as_its_sdk_accepts(
+    name: str, target: str
+) -> None:
+    payload = json.loads((FIXTURES / "shapes" / name).read_text())
+    protocol, kind, _ = name.split(".", 2)
+    decoded = decode(payload)
+    assert (decoded.protocol, decoded.kind) == (protocol, kind)
+    out, _ = encode(decoded, target)
+    if target == "mcp" and isinstance(out, list) and not any("msg" in m for m in out):
+        # A model turn in MCP is its calls as JSON-RPC requests (SSE messages when streamed).
+        from tests.protocols.test_mcp import validate_message
+
+        assert out
+        for message in out:
+            validate_message(message.get("data", message), None)
+        return
+    validate_wire(target, kind, out)
+
+
+@pytest.mark.parametrize("target", [t for t in PROTOCOLS if t != "mcp"])
+@pytest.mark.parametrize("name", CROSSED)
+@pytest.mark.parametrize("kind", ["response", "stream"])
+def test_hosted_parts_and_citations_convert_to_other_vendors_as_their_sdk_accepts(
+    name: str, target: str, kind: str
+) -> None:
+    if target == name.split(".")[0]:
+        pytest.skip("the source's own fields pass through to itself")
+    decoded = decode(json.loads((REAL / name).read_text()))
+    decoded.kind = kind
+    out, _ = encode(decoded, target)
+    validate_wire(target, kind, out)
