@@ -61,6 +61,7 @@ def main() -> None:
     ap.add_argument("--messages", default="20,1000")
     ap.add_argument("--steps", type=int, default=12)
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--presenter", action="store_true", help="presenter mode (its default layout)")
     args = ap.parse_args()
     sys.path.insert(0, str(args.root))
     sys.path.insert(1, str(BENCH))
@@ -73,6 +74,8 @@ def main() -> None:
         session = long_session(n)
         at = AppTest.from_file(str(args.root / "pages" / "debugger.py"), default_timeout=300)
         at.session_state["fd_session"] = session
+        if args.presenter:
+            at.session_state["presenter"] = True
         at.run()
         at.button(key="step").click().run()  # warm: imports, caches
         PROFILES.clear()

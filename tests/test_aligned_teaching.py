@@ -115,3 +115,35 @@ def test_a_refusing_vendor_gets_a_red_cell_that_makes_the_row_taller():
     cell = row.cells[ALL.index(name)]
     assert cell is not None and cell.error
     assert cell.lines[-1][0][0].startswith(f"{r.status} · ")
+
+
+def _whole(monkeypatch) -> None:
+    """Requests encoded with their whole history (the caches emptied, so nothing is reused)."""
+    from flowdebug.views import teaching
+
+    teaching._PAYLOADS.clear()
+    teaching._CELLS.clear()
+    monkeypatch.setattr(teaching, "_turn_start", lambda conv, n: 0)
+
+
+def test_a_request_encoded_from_its_last_turn_names_what_the_whole_history_names(
+    monkeypatch, weather
+):
+    """The rows of a long history's request are read from its last turn alone: the same
+    words, values and fragments as from the whole request, in every vendor."""
+    from flowdebug.views import teaching
+
+    runaway = Session.from_scenario("runaway")
+    runaway.state.policy = runaway.state.policy.model_copy(update={"max_rounds": 1_000_000})
+    while len(runaway.conversation.messages) < 60:
+        runaway.step()
+    for state in (runaway.state, weather.state):
+        teaching._PAYLOADS.clear()
+        teaching._CELLS.clear()
+        tail = picture(state, ALL, {}, window=None)
+        with monkeypatch.context() as m:
+            _whole(m)
+            whole = picture(state, ALL, {}, window=None)
+        assert tail.rows == whole.rows
+        assert tail.data() == whole.data()
+        assert sum(c is not None for r in tail.rows for c in r.cells) >= 30

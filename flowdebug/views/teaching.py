@@ -23,11 +23,12 @@ from flowdebug.engine.session_state import SessionState
 from flowdebug.engine.trace import LANES, Rejection, TraceEvent, sequence, shorten
 from flowdebug.errors import FlowdebugError
 from flowdebug.model import Conversation, ToolResult
+from flowdebug.protocols.base import Codec
 from flowdebug.protocols.convert import response_from_message
 from flowdebug.render import safe
 from flowdebug.views import wire_terms
 from flowdebug.views.aligned import window_of
-from flowdebug.views.wire_terms import Found
+from flowdebug.views.wire_terms import Found, Indexed
 
 WINDOW = 30
 # Drawn once for every vendor: MCP's server is the tool lane.
@@ -118,32 +119,49 @@ class Picture:
 # (protocol, what, messages in the prefix, id of its last message) → (the message, payload).
 # The history is never changed in place, so a prefix's last message names it; the entry keeps
 # the message alive, so its id is not reused while the entry is here.
-_PAYLOADS: OrderedDict[tuple[str, str, int, int], tuple[object, Any]] = OrderedDict()
+_PAYLOADS: OrderedDict[tuple[str, str, int, int], tuple[object, Indexed]] = OrderedDict()
+_EMPTY = Indexed(None)
 
 
-def _payload(protocol: str, conv: Conversation, what: str, n: int) -> Any:
+def _payload(protocol: str, conv: Conversation, what: str, n: int) -> Indexed:
     """``protocol``'s request carrying the first ``n`` messages, or its response encoding
-    message ``n - 1`` (``what``: request | response)."""
+    message ``n - 1`` (``what``: request | response), indexed for finding values in it."""
     last = conv.messages[n - 1] if n else None
     key = (protocol, what, n, id(last))
     hit = _PAYLOADS.get(key)
     if hit is not None and hit[0] is last:
         _PAYLOADS.move_to_end(key)
         return hit[1]
-    codec = protocols.get(protocol)
+    indexed = _encode(protocols.get(protocol), conv, what, n)
+    _PAYLOADS[key] = (last, indexed)
+    if len(_PAYLOADS) > 64:
+        _PAYLOADS.popitem(last=False)
+    return indexed
+
+
+def _turn_start(conv: Conversation, n: int) -> int:
+    """Where the last model turn of the first ``n`` messages starts (0 when there is none)."""
+    return next((i for i in range(n - 1, 0, -1) if conv.messages[i].role == "assistant"), 0)
+
+
+def _encode(codec: Codec, conv: Conversation, what: str, n: int) -> Indexed:
+    last = conv.messages[n - 1] if n else None
     try:
         if what == "request":
-            value = codec.encode_request(conv.model_copy(update={"messages": conv.messages[:n]}))
-        else:
-            if last is None or last.role != "assistant":
-                return None
+            # A request's rows (the results it sends back, their ids and error marks) are in
+            # its last turn: that turn is encoded alone, not a long history again at each Step
+            # (a thousand messages took 0.5 s for one vendor). The declaration's rows keep the
+            # whole request: they start the history.
+            value = codec.encode_request(
+                conv.model_copy(update={"messages": conv.messages[_turn_start(conv, n) : n]})
+            )
+        elif last is not None and last.role == "assistant":
             value = codec.encode_response(response_from_message(last))
+        else:
+            return _EMPTY
     except FlowdebugError:  # a history the codec cannot carry: the event's label stands in
-        return None
-    _PAYLOADS[key] = (last, value.value)
-    if len(_PAYLOADS) > 512:
-        _PAYLOADS.popitem(last=False)
-    return value.value
+        return _EMPTY
+    return Indexed(value.value)
 
 
 # -- the canonical label ------------------------------------------------------------------------
@@ -242,17 +260,44 @@ def _results(conv: Conversation, n: int) -> list[ToolResult]:
     return out
 
 
+# (protocol, the event's kind, call id and messages, id of the prefix's last message, the
+# tools) → (that message, the cell). A Step adds a few events; the others' cells are these,
+# so a Step encodes only the payloads of its own events. Cells are small: thousands of them
+# cost less than one long history's payloads, which a room's sessions would otherwise evict
+# from _PAYLOADS faster than they reuse them.
+_CELLS: OrderedDict[tuple[object, ...], tuple[object, Cell | None]] = OrderedDict()
+
+
 def _cell(protocol: str, e: TraceEvent, conv: Conversation, tools: list[str]) -> Cell | None:
+    n = e.messages or 0
+    last = conv.messages[n - 1] if 0 < n <= len(conv.messages) else None
+    listed = e.data.get("tools")
+    key = (protocol, e.kind, e.call_id, n, id(last), tuple(tools),
+           tuple(map(str, listed)) if isinstance(listed, list) else None)  # fmt: skip
+    hit = _CELLS.get(key)
+    if hit is not None and hit[0] is last:
+        _CELLS.move_to_end(key)
+        return hit[1]
+    cell = _encoded_cell(protocol, e, conv, tools)
+    _CELLS[key] = (last, cell)
+    if len(_CELLS) > 8192:
+        _CELLS.popitem(last=False)
+    return cell
+
+
+def _encoded_cell(
+    protocol: str, e: TraceEvent, conv: Conversation, tools: list[str]
+) -> Cell | None:
     n = e.messages or 0
     match e.kind:
         case "declare" | "discover":
             payload = _payload(protocol, conv, "request", n)
             listed = e.data.get("tools")
             names = [str(t) for t in listed] if isinstance(listed, list) else tools
-            where = wire_terms.tool_list(payload, names[0]) if names else None
+            found = payload.find(names[0]) if names else None
+            where = wire_terms.tool_list(found)
             if where is None:
                 return None
-            found = wire_terms.find(payload, names[0])
             lines: list[tuple[Span, ...]] = [
                 _line((where[0], "term"), (f": [{', '.join(names)}]", "value"))
             ]
@@ -264,14 +309,14 @@ def _cell(protocol: str, e: TraceEvent, conv: Conversation, tools: list[str]) ->
             return Cell(tuple(lines), fragments=(frag,), marks=frozenset({where[0]}))
         case "tool_call":
             payload = _payload(protocol, conv, "response", n)
-            found = wire_terms.find(payload, e.call_id) if e.call_id else None
+            found = payload.find(e.call_id) if e.call_id else None
             if found is None:
                 return None
             said = (_line((found.kind, "term")), _field(found.key, json.dumps(found.value)))
             return Cell(said, fragments=(found.fragment,), marks=frozenset({found.key}))
         case "dispatch" | "result":
             payload = _payload(protocol, conv, "request", n)
-            found = wire_terms.find(payload, e.call_id, last=e.kind == "result")
+            found = payload.find(e.call_id, last=e.kind == "result")
             if found is None or (found._rpc() is None):
                 return None
             result = next((r for r in _results(conv, n) if r.call_id == e.call_id), None)
@@ -285,11 +330,11 @@ def _cell(protocol: str, e: TraceEvent, conv: Conversation, tools: list[str]) ->
         case "final_answer" | "text":
             payload = _payload(protocol, conv, "response", n)
             text = conv.messages[n - 1].text if n else ""
-            found = wire_terms.find(payload, text) if text else None
+            found = payload.find(text) if text else None
             if found is None:
                 return None
             lines = [_line((found.kind, "term"))]
-            stop = wire_terms.stop_field(payload) if e.kind == "final_answer" else None
+            stop = wire_terms.stop_field(payload.value) if e.kind == "final_answer" else None
             if stop:
                 lines.append(_field(*stop))
             marks = {found.key, *(s[0] for s in [stop] if s)}
@@ -300,7 +345,7 @@ def _cell(protocol: str, e: TraceEvent, conv: Conversation, tools: list[str]) ->
 def _continuation(protocol: str, conv: Conversation, n: int) -> Cell | None:
     payload = _payload(protocol, conv, "request", n)
     results = _results(conv, n)
-    found = [(r, wire_terms.find(payload, r.call_id, last=True)) for r in results]
+    found = [(r, payload.find(r.call_id, last=True)) for r in results]
     if not found or any(f is None for _, f in found):
         return None
     first = found[0][1]

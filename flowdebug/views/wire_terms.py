@@ -19,18 +19,6 @@ from typing import Any
 Path = tuple[str | int, ...]
 
 
-def occurrences(value: Any, wanted: object, path: Path = ()) -> Iterator[Path]:
-    """Every path in ``value`` (JSON) to a leaf equal to ``wanted``, in document order."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from occurrences(v, wanted, (*path, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from occurrences(v, wanted, (*path, i))
-    elif value == wanted and type(value) is type(wanted):
-        yield path
-
-
 def at(value: Any, path: Path) -> Any:
     for step in path:
         value = value[step]
@@ -179,20 +167,58 @@ def _leaves(value: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
 
 def find(payload: Any, wanted: object, last: bool = False) -> Found | None:
     """The first (or ``last``) place ``wanted`` sits in ``payload`` as a field's value."""
-    found = [p for p in occurrences(payload, wanted) if p and isinstance(p[-1], str)]
-    if not found:
-        return None
-    return Found(payload, found[-1] if last else found[0])
+    return Indexed(payload).find(wanted, last)
 
 
-def tool_list(payload: Any, name: str) -> tuple[str, str | None] | None:
-    """Where ``payload`` declares tools: the list's key (``tools``, ``functionDeclarations``)
-    and, relative to one declared tool, the path of its JSON Schema (``input_schema``,
-    ``function.parameters``, ``toolSpec.inputSchema.json``)."""
-    found = find(payload, name)
+class Indexed:
+    """A payload with every field's value indexed, for many :meth:`find` calls on it: a long
+    history's request holds thousands of leaves, and the picture asks it for each event."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self._index: dict[tuple[type, object], list[Path]] | None = None
+
+    def _paths(self) -> dict[tuple[type, object], list[Path]]:
+        if self._index is None:
+            index: dict[tuple[type, object], list[Path]] = {}
+            for path, leaf in _fields(self.value):
+                index.setdefault((type(leaf), leaf), []).append(path)
+            self._index = index
+        return self._index
+
+    def find(self, wanted: object, last: bool = False) -> Found | None:
+        """As :func:`find`, by the index."""
+        try:
+            paths = self._paths().get((type(wanted), wanted))
+        except TypeError:  # an unhashable value is no field's leaf
+            return None
+        if not paths:
+            return None
+        return Found(self.value, paths[-1] if last else paths[0])
+
+
+def _fields(value: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
+    """Every leaf held by a field (not a list's item directly), with its path, in order."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, (dict, list)):
+                yield from _fields(v, (*path, k))
+            else:
+                yield (*path, k), v
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            if isinstance(v, (dict, list)):
+                yield from _fields(v, (*path, i))
+
+
+def tool_list(found: Found | None) -> tuple[str, str | None] | None:
+    """Where a payload declares tools, given where one declared tool's name is (``found``):
+    the list's key (``tools``, ``functionDeclarations``) and, relative to that tool, the path
+    of its JSON Schema (``input_schema``, ``function.parameters``,
+    ``toolSpec.inputSchema.json``)."""
     if found is None:
         return None
-    path = found.path
+    payload, path = found.payload, found.path
     n = max((i for i, s in enumerate(path) if isinstance(s, int)), default=-1)
     if n < 1 or not isinstance(path[n - 1], str):
         return None
