@@ -172,11 +172,14 @@ def _lint(v: StepView) -> None:
     st.markdown("**Conversion warnings**")
     if not v.warnings:
         st.caption("None: this protocol carries everything in the payloads.")
-    for w in v.warnings:
-        st.markdown(
-            f"⚠ {common.code_span(w.code)} · {common.code_span(w.path)}  \n"
-            + common.literal(w.message)
-        )
+    for side, warnings in v.warnings_apart().items():
+        if warnings:
+            st.markdown(f"*The {side}*")
+        for w in warnings:
+            st.markdown(
+                f"⚠ {common.code_span(w.code)} · {common.code_span(w.path)}  \n"
+                + common.literal(w.message)
+            )
 
 
 def _wire(v: StepView) -> None:
