@@ -30,7 +30,7 @@ class Written:
     revision: int
     items: dict[str, list[Any]]
     created: float | None = None
-    values: frozenset[str] = field(default_factory=frozenset)  # hashes stored for the session
+    values: set[str] = field(default_factory=set)  # hashes stored for the session
 
     def matches(self, revision: int, created: float) -> bool:
         """True when the stored row is the one this store last wrote or read."""

@@ -167,7 +167,7 @@ class Store:
             if plan is not None and known is not None and known.matches(revision, created):
                 new = {h: v for h, v in packer.values.items() if h not in known.values}
                 write_changes(tx, state.id, plan, new)
-                stored = known.values | new.keys()
+                stored, added = known.values, set(new)
             else:
                 packer = Packer()  # the whole session: only what it needs
                 tx.execute("DELETE FROM flowdebug_items WHERE session = ?", (state.id,))
@@ -180,7 +180,7 @@ class Store:
                     ]
                 )
                 tx.insert_values(state.id, packer.values)
-                stored = frozenset(packer.values)
+                stored, added = set(packer.values), set[str]()
             name, parent = name or old_name, parent or old_parent
             # Compare-and-set: the row lock above already serialises writers; the revision in
             # the WHERE clause makes the rule hold even where a lock is not taken.
@@ -207,6 +207,7 @@ class Store:
                 raise StaleSession(
                     "this session was changed in another tab; reload to see the newer steps"
                 )
+        stored.update(added)  # in place: copying every hash would make a step O(history)
         self._written.remember(state.id, Written(revision + 1, items, created, stored))
         return SessionInfo(
             state.id,
@@ -260,9 +261,7 @@ class Store:
                 "it was written by another flowdebug version or edited by hand"
             ) from None
         state.id = session_id  # the row's id rules (a duplicate carries its source's head)
-        self._written.remember(
-            session_id, Written(row[2], state_items(state), row[4], frozenset(values))
-        )
+        self._written.remember(session_id, Written(row[2], state_items(state), row[4], set(values)))
         return state, row[2]
 
     def revision(self, session_id: str) -> int | None:
