@@ -28,6 +28,7 @@ from flowdebug.render import Style
 from flowdebug.store.owners import NotOwner
 from flowdebug.store.sessions import StaleSession, Store, open_store
 from flowdebug.views import vendors
+from flowdebug.views.debugger import status_words
 from pages import lifetime
 from pages.browser import keep_owner_cookie, owner
 
@@ -291,9 +292,8 @@ def refresh_status(step: bool = True) -> None:
         return
     s = session()
     at = f" · step {s.state.step}" if step else ""
-    text = (
-        f"Scenario **{literal(s.state.scenario or '(imported)')}**{at} · {literal(s.state.status)}"
-    )
+    status = status_words(s.state.status)  # in words: "waiting for your approval"
+    text = f"Scenario **{literal(s.state.scenario or '(imported)')}**{at} · {literal(status)}"
     if st.session_state.get("fd_status_text") == text:  # already in the slot
         return
     st.session_state["fd_status_text"] = text

@@ -14,7 +14,15 @@ from flowdebug.model import Message
 from flowdebug.players import ManualPlayer
 from flowdebug.render import Style, to_png, to_svg
 from flowdebug.views.aligned import WINDOW as ALIGNED_WINDOW
-from flowdebug.views.debugger import PHASE_TITLES, edited_arguments, graphs, lint_ahead, phase_now
+from flowdebug.views.debugger import (
+    PHASE_TITLES,
+    edited_arguments,
+    graphs,
+    lint_ahead,
+    phase_title,
+    refusals,
+    status_line,
+)
 from flowdebug.views.debugger import WINDOW as GRAPH_WINDOW
 from flowdebug.views.history import part_summary
 from pages import actions, common, play, projector
@@ -120,17 +128,21 @@ def _controls() -> tuple[DeltaGenerator, Session]:
     common.show_error()
     # Where we are.
     state = s.state
-    phase = phase_now(state)
-    status = "ready" if s.approvals_decided() else state.status  # every waiting call decided
-    status_icon = {"finished": "✅", "halted": "🛑", "awaiting_approval": "✋"}.get(status, "▶️")
+    chosen = common.chosen_protocols()
+    # The line agrees with the picture: a vendor refusing a request halted its cycle there.
+    status_icon, status_text = status_line(
+        state, refusals(state.conversation, state.events, chosen), chosen
+    )
+    if s.approvals_decided():  # every waiting call decided
+        status_icon = "▶️"
     upcoming = "" if s.done or not state.events else f" · next: {PHASE_TITLES[state.next_phase]}"
     # Where the cycle stands opens the story of its phase: in the bar it stays one click away
     # without pushing the graph below a projector's fold.
     with bar:
         play.story_panel(
             state,
-            common.chosen_protocols(),
-            label=f"**{PHASE_TITLES[phase]}** · step {state.step} · round {state.round}{upcoming}",
+            chosen,
+            label=f"**{phase_title(state)}** · step {state.step} · round {state.round}{upcoming}",
         )
     # One compact line, and none while Play tells the cycle again: the status is the end's.
     # Its place is kept empty meanwhile: a line that came and went moved every element under
@@ -139,7 +151,7 @@ def _controls() -> tuple[DeltaGenerator, Session]:
     if play.play_upto() is None:
         hint = " — Undo, edit the history, or Reset to go again." if s.done else ""
         with st.container(key="fd_status"):
-            st.info(f"{status_icon} {common.literal(state.status_text)}{hint}")
+            st.info(f"{status_icon} {common.literal(status_text)}{hint}")
     else:
         st.empty()
 
@@ -446,7 +458,7 @@ def _cycle() -> None:
     _manual(s)
     _graphs(bar, s)
     _history(s)
-    common.refresh_status(step=False)  # the bar says the step: sent when the status changes
+    common.refresh_status()  # the sidebar follows the step (a line of text a Step)
     lint_ahead(s.state, common.chosen_protocols())  # a long history's next request, between Steps
     if _layout_now() != "aligned":  # the aligned view's own script makes the call
         projector.follow_step(s.state.step)

@@ -22,7 +22,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from flowdebug import protocols
 from flowdebug.engine.session_state import SessionState
-from flowdebug.views.debugger import PHASE_TITLES, phase_now, refusals
+from flowdebug.views.debugger import phase_now, phase_title, refusals
 from flowdebug.views.story import Story, caption, phase_refused, phase_story
 from pages import actions, common, projector
 
@@ -272,7 +272,7 @@ def story_panel(state: SessionState, names: Sequence[str], label: str | None = N
     phase = phase_now(state)
     refused = refusals(state.conversation, state.events, names)  # only ``names``' refusals
     pop = st.popover(
-        label or f"**{PHASE_TITLES[phase]}**",
+        label or f"**{phase_title(state)}**",
         icon=":material/block:"
         if phase_refused(state.events, phase, refused)
         else ":material/menu_book:",
@@ -287,7 +287,7 @@ def story_panel(state: SessionState, names: Sequence[str], label: str | None = N
         return
     story = phase_story(state, phase, names, refused)
     with pop, st.container(key="fd_story"):
-        st.markdown(f"**{PHASE_TITLES[phase]}**")
+        st.markdown(f"**{phase_title(state)}**")
         st.caption(story.meaning)  # what the phase is for; then how it went this time
         if story.sentences:
             for sentence in story.sentences:

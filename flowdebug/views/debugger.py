@@ -67,6 +67,45 @@ def phase_now(state: SessionState) -> str:
     return state.next_phase
 
 
+def phase_title(state: SessionState) -> str:
+    """The title of :func:`phase_now`, naming the model's final answer for what it is."""
+    last = state.events[-1] if state.events else None
+    if last is not None and last.kind in ("final_answer", "answer"):
+        return "2 · Final answer"
+    return PHASE_TITLES[phase_now(state)]
+
+
+# A session's status in words (the sidebar, the status line): no code words on a screen.
+STATUS_WORDS = {
+    "ready": "ready",
+    "running": "running",
+    "awaiting_approval": "waiting for your approval",
+    "finished": "finished",
+    "halted": "halted",
+}
+
+
+def status_words(status: str) -> str:
+    return STATUS_WORDS.get(status, status.replace("_", " "))
+
+
+def status_line(
+    state: SessionState, refused: dict[str, Rejection], names: Sequence[str]
+) -> tuple[str, str]:
+    """(icon, sentence) for where the cycle stands, agreeing with the picture: a vendor that
+    refuses a request halts its own cycle there, whatever the model did next."""
+    icon = {"finished": "✅", "halted": "🛑", "awaiting_approval": "✋"}.get(state.status, "▶️")
+    stopped = [n for n in names if n in refused]
+    if not stopped:
+        return icon, state.status_text
+    who = ", ".join(protocols.facts(n).short for n in stopped)
+    verb = "refuses" if len(stopped) == 1 else "refuse"
+    said = f"{who} {verb} a request, so {'its' if len(stopped) == 1 else 'their'} cycle halted"
+    if len(stopped) == len(names):
+        return "🛑", said
+    return "🛑", f"{said}; the others: {state.status_text}"
+
+
 # -- graphs -----------------------------------------------------------------------------------
 
 WINDOW = 60  # arrows drawn by default; long sessions show their recent past
@@ -300,6 +339,9 @@ __all__ = [
     "graphs",
     "pairing",
     "phase_now",
+    "phase_title",
     "previous_state",
     "refusals",
+    "status_line",
+    "status_words",
 ]
