@@ -152,7 +152,41 @@ def _m3_values(tx: Tx) -> None:
         tx.insert_values(session_id, packer.values)
 
 
-MIGRATIONS: list[Callable[[Tx], None]] = [_m1_sessions, _m2_owner, _m3_values]
+def _m4_rooms(tx: Tx) -> None:
+    # Rooms that attendees follow, and the questions asked in them (flowdebug.store.rooms).
+    tx.execute(
+        """CREATE TABLE flowdebug_rooms (
+            code TEXT PRIMARY KEY,
+            session TEXT NOT NULL REFERENCES flowdebug_sessions (id) ON DELETE CASCADE,
+            owner TEXT,
+            created DOUBLE PRECISION NOT NULL,
+            expires DOUBLE PRECISION NOT NULL,
+            closed DOUBLE PRECISION,
+            revision INTEGER NOT NULL DEFAULT 0,
+            beat INTEGER
+        )"""
+    )
+    tx.execute("CREATE INDEX flowdebug_rooms_session ON flowdebug_rooms (session)")
+    tx.execute(
+        """CREATE TABLE flowdebug_questions (
+            session TEXT NOT NULL REFERENCES flowdebug_sessions (id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (session, idx)
+        )"""
+    )
+    tx.execute(
+        """CREATE TABLE flowdebug_answers (
+            session TEXT NOT NULL REFERENCES flowdebug_sessions (id) ON DELETE CASCADE,
+            question INTEGER NOT NULL,
+            attendee TEXT NOT NULL,
+            choice TEXT NOT NULL,
+            PRIMARY KEY (session, question, attendee)
+        )"""
+    )
+
+
+MIGRATIONS: list[Callable[[Tx], None]] = [_m1_sessions, _m2_owner, _m3_values, _m4_rooms]
 _PG_LOCK = 0x666C6F77  # advisory lock id: app servers starting together migrate one at a time
 
 
