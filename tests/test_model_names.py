@@ -78,7 +78,7 @@ def test_the_protocols_view_lists_request_and_response_warnings_apart():
     assert not any(w.code == "model_replaced" for w in apart["response"])
 
 
-def test_a_vendor_claims_its_ids_by_its_facts_and_local_ids_stay_only_where_local_servers_speak():
+def test_a_vendor_claims_its_ids_by_its_facts_and_only_another_vendors_id_is_replaced():
     assert owners("gpt-4o") == ["openai-chat", "openai-responses"]
     assert owners("o3-mini") == ["openai-chat", "openai-responses"]
     assert owners("claude-opus-4-1") == ["anthropic"]
@@ -86,13 +86,18 @@ def test_a_vendor_claims_its_ids_by_its_facts_and_local_ids_stay_only_where_loca
     assert owners("us.amazon.nova-micro-v1:0") == ["bedrock"]
     assert owners("anthropic.claude-3-haiku-20240307-v1:0") == ["bedrock"]
     assert owners("llama3") == []
-    assert keeps("openai-chat", "llama3") and not keeps("anthropic", "llama3")
-    assert not keeps("openai-responses", "llama3")
+    # An id no vendor claims may be the one a person chose for this vendor: kept everywhere.
+    assert keeps("openai-chat", "llama3") and keeps("anthropic", "llama3")
+    assert keeps("bedrock", "error-404")
+    # Another vendor's id is kept only where OpenAI-compatible servers (theirs too) answer.
+    assert keeps("openai-chat", "gemini-3-pro-preview")
+    assert not keeps("openai-responses", "claude-opus-4-1")
     w = Warnings("anthropic")
-    assert own_model("llama3", w) == "claude-sonnet-4-6"
+    assert own_model("llama3", w) == "llama3" and w.items == []
+    assert own_model("us.amazon.nova-micro-v1:0", w) == "claude-sonnet-4-6"
     assert w.items[0].message == (
-        "llama3 is no model any vendor names, not of Anthropic: claude-sonnet-4-6 (its default) "
-        "replaced it"
+        "us.amazon.nova-micro-v1:0 names a model of Bedrock, not of Anthropic: "
+        "claude-sonnet-4-6 (its default) replaced it"
     )
 
 

@@ -9,9 +9,13 @@ conversation names a model and is encoded for a vendor:
   id: an unclaimed one is a local model (``llama3``, ``qwen2.5:7b``), and the other vendors'
   ids are what their own OpenAI-compatible endpoints take (Gemini's ``/v1beta/openai`` takes
   ``gemini-3-pro-preview``), so such a body goes back unchanged;
-- any other id is replaced by the vendor's choice: the session's choice for that vendor when
-  there is one, else the vendor's default model (its facts), and one ``model_replaced``
-  warning says which replaced which.
+- an id no registered vendor claims is kept too: a codec cannot tell it from a model a person
+  chose for this vendor (a live player's model field, a gateway's alias, a model newer than
+  the patterns, the emulator's ``error-404``), and replacing that would send another model
+  than the one asked for;
+- another vendor's id is replaced by the vendor's choice: the session's choice for that
+  vendor when there is one, else the vendor's default model (its facts), and one
+  ``model_replaced`` warning says which replaced which.
 """
 
 from __future__ import annotations
@@ -29,9 +33,9 @@ def owners(model: str) -> list[str]:
 def keeps(protocol: str, model: str) -> bool:
     """Whether ``protocol`` sends ``model`` as it is (see the module's rules)."""
     facts = known(protocol)
-    if facts.model_ids is not None and facts.model_ids.match(model):
+    if facts.local_servers or (facts.model_ids is not None and facts.model_ids.match(model)):
         return True
-    return facts.local_servers
+    return not owners(model)
 
 
 def own_model(
@@ -53,14 +57,13 @@ def own_model(
     new = mine or facts.default_model
     if new is None:
         return model
-    of = owners(model)
-    whose = f"names a model of {known(of[0]).short}" if of else "is no model any vendor names"
+    whose = f"{model} names a model of {known(owners(model)[0]).short}"  # claimed: see keeps
     source = "the session's choice for it" if mine else "its default"
     tail = where.format(model=new)
     w.add(
         "model_replaced",
         "model",
-        f"{model} {whose}, not of {facts.short}: {new} ({source}) replaced it{tail}",
+        f"{whose}, not of {facts.short}: {new} ({source}) replaced it{tail}",
     )
     return new
 
