@@ -20,6 +20,7 @@ pages = [
     st.Page("pages/compare.py", title="Compare", icon="⚖️"),
     st.Page("pages/sessions.py", title="Sessions", icon="💾"),
     st.Page("pages/encodings.py", title="Encodings", icon="🔀"),
+    st.Page("pages/room.py", title="Room", icon="👥", url_path="room"),
 ]
 page = st.navigation(pages)
 lifetime.start_reaper()

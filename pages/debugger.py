@@ -470,3 +470,8 @@ projector.install_follow()
 play.page_css()
 _settings()
 st.fragment(_cycle, key="fd_cycle")()
+
+# Rooms (issue 33), kept apart from this page: the instructor's room, or an attendee's way back.
+from pages.rooms import after_debugger  # noqa: E402
+
+after_debugger()

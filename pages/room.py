@@ -1,0 +1,80 @@
+"""Room: follow an instructor's session live (?room=CODE), read-only; predict the next event;
+try the step yourself in a copy of your own."""
+
+import streamlit as st
+
+from flowdebug.store.rooms import RoomClosed, normal_code
+from flowdebug.views.aligned import WINDOW
+from flowdebug.views.debugger import (
+    PHASE_TITLES,
+    explain,
+    phase_now,
+    phase_title,
+    refusals,
+    status_line,
+)
+from pages import common, rooms
+from pages import picture as teaching
+
+SEEN = "fd_room_seen"  # the pulse this page was drawn at
+
+common.sidebar()
+st.title("👥 Room")
+typed = st.query_params.get("room") or st.session_state.get(rooms.CODE)
+if not typed:
+    with st.form("fd_room_join", border=False):
+        typed = st.text_input("Room code (on the instructor's screen)", key="fd_room_typed")
+        if not st.form_submit_button("Follow") or not typed:
+            st.stop()
+try:
+    code = normal_code(typed)
+except RoomClosed as e:
+    st.error(common.literal(e))
+    st.stop()
+st.session_state[rooms.CODE] = code
+st.query_params["room"] = code
+
+try:
+    state, pulse = rooms.rooms().follow(code)
+except RoomClosed as e:
+    st.warning(
+        f"{common.literal(e)}. This page no longer follows it; your own copies are on the "
+        "Sessions page.",
+        icon="🚪",
+    )
+    st.session_state.pop(rooms.CODE, None)
+    st.stop()
+st.session_state[SEEN] = pulse.key
+
+
+def _pulse() -> None:
+    """The follower's poll: one small read; the page is drawn again only when it moved."""
+    try:
+        now = rooms.rooms().pulse(code).key
+    except RoomClosed:
+        now = None
+    if now != st.session_state.get(SEEN):
+        st.rerun()
+
+
+st.fragment(_pulse, run_every=rooms.POLL)()
+
+chosen = common.chosen_protocols()
+refused = refusals(state.conversation, state.events, chosen)
+upcoming = f" · next: {PHASE_TITLES[state.next_phase]}" if state.events else ""
+head, act = st.columns([4, 1])
+head.subheader(f"Room {code} · {phase_title(state)} · step {state.step}{upcoming}")
+if act.button("🧪 Try it yourself", key="fd_room_try", help="A copy of this step, your own"):
+    rooms.try_it(code)
+common.show_error()
+rooms.question_for_attendee(code, state)
+icon, text = status_line(state, refused, chosen)
+st.info(f"{icon} {common.literal(text)}")
+final = bool(state.events) and state.events[-1].kind in ("final_answer", "answer")
+meaning, fields = explain(phase_now(state), chosen, final=final)
+with st.expander("What this phase is", expanded=False):
+    st.markdown(meaning)
+    for name, where in fields.items():
+        st.markdown(f"**{common.title(name)}**: {where}")
+teaching.draw_picture(state, chosen, WINDOW, upto=pulse.beat)
+st.caption("Read-only: this page follows the instructor. Try it yourself to step on alone.")

@@ -1,0 +1,185 @@
+"""Rooms, the pages' side: the follow page's pieces and the instructor's room panel.
+
+A helper of the pages, not a page. The library keeps the rooms (:mod:`flowdebug.store.rooms`)
+and makes the questions (:mod:`flowdebug.views.predictions`); this draws them.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import streamlit as st
+
+from flowdebug.engine.session_state import SessionState
+from flowdebug.errors import FlowdebugError
+from flowdebug.store.rooms import Question, RoomClosed, Rooms
+from flowdebug.views import predictions
+from pages import common
+from pages.browser import owner
+
+ROOM_PAGE = "pages/room.py"
+CODE = "fd_room_code"  # the room this tab follows (or came from, after a fork)
+FORKED = "fd_room_fork"  # the id of this tab's own try, forked from the room
+POLL = 0.5  # seconds between a follower's pulse checks
+TALLY_EVERY = 1.0  # seconds between the instructor's tally refreshes
+
+
+def rooms() -> Rooms:
+    return Rooms(common.store())
+
+
+def attendee() -> str:
+    """Who answers: this browser's secret on a shared server, else one id per tab."""
+    return owner() or st.session_state.setdefault("fd_attendee", uuid.uuid4().hex)
+
+
+def link(code: str) -> str:
+    """The follow page's address for ``code``, on the server this page came from."""
+    base = (st.context.url or "").split("?")[0].rstrip("/")
+    base = base.rsplit("/", 1)[0] if base.count("/") > 2 else base
+    return f"{base}/room?room={code}"
+
+
+# -- the attendee ---------------------------------------------------------------------------------
+
+
+def question_for_attendee(code: str, state: SessionState) -> None:
+    """The room's last question: a choice to pick while it is open, the mark once revealed."""
+    q = predictions.current(rooms(), state.id)
+    if q is None:
+        return
+    mine = rooms().my_answer(state.id, q.index, attendee())
+    with st.container(border=True, key="fd_room_question"):
+        st.markdown(f"**Predict:** {common.literal(q.prompt)}")
+        if q.closed:
+            right = ", ".join(q.answers or ())
+            if mine is None:
+                st.info(f"The answer: {common.literal(right)}")
+            elif mine in (q.answers or ()):
+                st.success(f"Right: {common.literal(mine)}", icon="✅")
+            else:
+                st.error(
+                    f"You said {common.literal(mine)}; the answer: {common.literal(right)}",
+                    icon="❌",
+                )
+            return
+        pick = st.radio(
+            "Your prediction",
+            q.choices,
+            index=q.choices.index(mine) if mine in q.choices else None,
+            key=f"fd_room_pick_{state.id}_{q.index}",
+        )
+        if st.button("Answer", key=f"fd_room_answer_{q.index}", disabled=pick is None):
+            try:
+                rooms().answer(code, q.index, attendee(), str(pick))
+            except FlowdebugError as e:
+                st.error(common.literal(e))
+            else:
+                st.toast("Answer sent")
+        if mine is not None:
+            st.caption(f"Your answer: {common.literal(mine)} (you can change it until the Step)")
+
+
+def try_it(code: str) -> None:
+    """Fork the followed session at its current step into this browser's own, and open it."""
+    try:
+        mine = rooms().fork(code, owner=owner())
+    except FlowdebugError as e:
+        st.session_state.fd_error = f"could not make your copy: {e}"
+        return
+    common.open_saved(mine.id)  # with its scenario's player, as the Sessions page opens one
+    st.session_state[FORKED] = mine.id
+    st.switch_page("pages/debugger.py")
+
+
+# -- the instructor -------------------------------------------------------------------------------
+
+
+def _tally(q: Question, session_id: str) -> None:
+    counts = rooms().tally(session_id, q.index)
+    st.markdown(f"**{common.literal(q.prompt)}** · {sum(counts.values())} answers")
+    st.bar_chart({"answers": counts}, horizontal=True, height=40 + 32 * len(counts))
+    if q.closed:
+        st.success(f"Answer: {common.literal(', '.join(q.answers or ()))}", icon="✅")
+
+
+def _live(code: str) -> None:
+    """Every second, what the room should know that no save says: the question's reveal once
+    the session moved on, Play's beat; and the tally as answers come in."""
+    state = common.session().state
+    box = rooms()
+    try:
+        predictions.settle(box, state)
+        from pages import play  # the Debugger's Play: its beat is this tab's
+
+        upto = play.play_upto()
+        box.beat(code, upto, owner=owner())
+    except RoomClosed:
+        return
+    q = predictions.current(box, state.id)
+    if q is not None:
+        _tally(q, state.id)
+
+
+def _ask(code: str, state: SessionState, kind: str, vendor: str | None) -> None:
+    try:
+        shown = common.chosen_protocols()
+        rooms().ask(code, predictions.make(kind, state, shown, vendor), owner=owner())
+    except FlowdebugError as e:
+        st.session_state.fd_error = f"could not ask: {e}"
+
+
+def host_panel() -> None:
+    """The instructor's room: open it, its code and link (large in presenter mode), a question
+    to ask before the next Step and its tally, close it."""
+    state = common.session().state
+    box = rooms()
+    room = box.of_session(state.id)
+    with st.expander("👥 Room: attendees follow this session", expanded=room is not None):
+        if room is None:
+            st.caption("Attendees open a link and see each Step here as it happens.")
+            if st.button("Open a room", key="fd_room_open"):
+                try:
+                    box.open(state.id, owner=owner())
+                except FlowdebugError as e:
+                    st.error(common.literal(e))
+                else:
+                    st.rerun()
+            return
+        size = "#" if common.presenter() else "###"
+        st.markdown(f"{size} Room code: `{room.code}`")
+        st.code(link(room.code), language=None)
+        cols = st.columns([2, 2, 1, 1])
+        kind = cols[0].selectbox(
+            "Ask before the next Step",
+            list(predictions.KINDS),
+            format_func=lambda k: predictions.KINDS[k].format(vendor="a vendor"),
+            key="fd_room_kind",
+        )
+        shown = common.chosen_protocols()
+        vendor = cols[1].selectbox(
+            "Vendor (result field)", shown, key="fd_room_vendor", disabled=kind != "result_field"
+        )
+        cols[2].button(
+            "Ask", key="fd_room_ask", on_click=_ask, args=(room.code, state, kind, vendor)
+        )
+        if cols[3].button("Close room", key="fd_room_close"):
+            box.close(room.code, owner=owner())
+            st.rerun()
+        st.fragment(_live, run_every=TALLY_EVERY)(room.code)
+
+
+def back_to_room(code: str) -> None:
+    """On the Debugger, for an attendee trying the room's step alone: the way back."""
+    if st.button(f"⬅ Back to the room {code}", key="fd_room_back", type="primary"):
+        st.query_params.clear()
+        st.switch_page(ROOM_PAGE, query_params={"room": code})
+
+
+def after_debugger() -> None:
+    """The Debugger's hook: an attendee's way back to the room, else the instructor's room."""
+    code = st.session_state.get(CODE)
+    if code and st.session_state.get(FORKED) == common.session().state.id:
+        back_to_room(code)
+    else:
+        host_panel()
