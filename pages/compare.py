@@ -147,7 +147,8 @@ which = st.selectbox(
 keyword = ""
 if offline:
     keyword = st.text_input(
-        "Offline emulator: the model calls the tool only when its description contains",
+        "Offline emulator: the model calls the tool only when its description matches "
+        "(words compared stemmed, as the offline model scores them)",
         value="weather",
         key="ab_keyword",
     )
