@@ -10,6 +10,8 @@ import streamlit as st
 from pages import common, lifetime
 
 st.set_page_config(page_title="flowdebug", page_icon="🔁", layout="wide")
+if st.session_state.pop(common.COLLAPSE, False):  # presenter mode just turned on
+    st.set_page_config(initial_sidebar_state="collapsed")
 
 pages = [
     st.Page("pages/debugger.py", title="Debugger", icon="🪲", default=True),

@@ -249,7 +249,7 @@ def draw_sidebar() -> None:
         )
         if not st.session_state.protocols:
             st.caption(f":orange[{vendors.none_chosen_note()}]")
-        st.toggle("Presenter mode (large type)", key="presenter")
+        st.toggle("Presenter mode (large type)", key="presenter", on_change=_presenter_changed)
         with st.expander("Who plays the model", expanded=False):
             kind = st.radio(
                 "Player",
@@ -281,6 +281,14 @@ def draw_sidebar() -> None:
         refresh_status()
     if presenter():
         st.markdown(CSS_PRESENTER, unsafe_allow_html=True)
+
+
+COLLAPSE = "fd_collapse_sidebar"  # app.py collapses the sidebar in the next run
+
+
+def _presenter_changed() -> None:
+    """Presenter mode on: the room sees the page, not the sidebar (app.py collapses it)."""
+    st.session_state[COLLAPSE] = bool(st.session_state.get("presenter"))
 
 
 def refresh_status(step: bool = True) -> None:

@@ -9,6 +9,7 @@ column and tells the server through the component's state.
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 
 import streamlit as st
@@ -50,7 +51,10 @@ def draw_picture(
         selected=None if selected is None or selected < 0 else selected,
         upto_seq=upto,
     )
-    _PICTURE(data=table.data(), key="fd_picture", default={"lit": None},
+    # One JSON string, not the dict: Streamlit looks for dataframes in a dict's values (a
+    # third of a Step's server time in a room of 30) and a string it passes as it is.
+    data = json.dumps(table.data(), ensure_ascii=False, separators=(",", ":"))
+    _PICTURE(data=data, key="fd_picture", default={"lit": None},
              on_lit_change=_clicked)  # fmt: skip
     for name, r in refused.items():
         if name in chosen:

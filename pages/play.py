@@ -60,7 +60,8 @@ CSS_PRESENTER = """
   .st-key-fd_play_caption [data-testid="stText"] { font-size: 1.45rem; }
   .st-key-fd_play_caption .st-key-fd_play_count [data-testid="stText"] { font-size: 1.05rem; }
   .st-key-fd_controls { column-gap: 0.75rem; }
-  .st-key-fd_controls .st-key-fd_story_open button p { font-size: 0.95rem !important; }
+  .st-key-fd_controls .st-key-fd_story_open button p { font-size: 18px !important; }
+  .st-key-fd_controls button kbd, .st-key-fd_controls button kbd * { font-size: 18px !important; }
   .st-key-fd_story [data-testid="stText"] { font-size: 1.35rem; }
   .st-key-fd_story [data-testid="stMarkdownContainer"] p { font-size: 1.35rem !important; }
   .st-key-fd_story [data-testid="stCaptionContainer"] p { font-size: 1.1rem !important; }

@@ -268,7 +268,7 @@ def _lines(value: Any, indent: str = "", head: str = "", tail: str = "") -> list
     return [*out, f"{indent}{closing}{tail}"]
 
 
-def _cut_strings(value: Any, n: int = 60) -> Any:
+def _cut_strings(value: Any, n: int = 160) -> Any:
     if isinstance(value, dict):
         return {k: _cut_strings(v, n) for k, v in value.items()}
     if isinstance(value, list):

@@ -34,7 +34,9 @@ def table(app: AppTest) -> dict[str, Any]:
     """The row table the page hands the picture component."""
     [picture] = [e for e in app.get("bidi_component")]
     assert picture.proto.component_name == "flowdebug.teaching_picture"
-    return json.loads(picture.proto.json)
+    sent = json.loads(picture.proto.json)
+    assert isinstance(sent, str)  # one JSON string: Streamlit looks into a dict for dataframes
+    return json.loads(sent)
 
 
 def cell_text(cell: dict[str, Any] | None) -> str:

@@ -79,9 +79,10 @@ def _collapse_sidebar(page) -> None:
 
 
 def _presenter(page) -> None:
+    """Presenter mode on: the app collapses the sidebar itself."""
     page.get_by_text("Presenter mode (large type)").click()
+    page.locator("[data-testid='stSidebar'][data-collapsed='true']").wait_for(state="attached")
     wait_idle(page)
-    _collapse_sidebar(page)
 
 
 def choose_layout(page, label: str) -> None:

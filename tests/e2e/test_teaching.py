@@ -53,6 +53,30 @@ FINAL_TOPS = """() => {
     .map(e => e.getBoundingClientRect().top);
 }"""
 
+# Text wider than the cell that holds it (a wire name running into the next vendor's column).
+OVERFLOW = """() => [...document.querySelectorAll(".fdp-cell")].flatMap(cell => {
+  const box = cell.getBoundingClientRect();
+  return [...cell.querySelectorAll("span")].filter(s => {
+    const r = s.getBoundingClientRect();
+    return r.width && (r.right > box.right + 1 || r.left < box.left - 1);
+  }).map(s => s.textContent);
+})"""
+
+# The control bar's buttons and texts: their tops (one row) and their type sizes.
+BAR = """() => {
+  const bar = document.querySelector(".st-key-fd_controls");
+  const tops = [...bar.querySelectorAll("button")].filter(b => b.offsetParent)
+    .map(b => b.getBoundingClientRect().top);
+  const sizes = [];
+  const walk = document.createTreeWalker(bar, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (!n.textContent.trim() || !n.parentElement.offsetParent) continue;
+    if (n.parentElement.closest("[data-testid='stIconMaterial']")) continue;  // an icon's name
+    sizes.push([n.textContent.trim(), parseFloat(getComputedStyle(n.parentElement).fontSize)]);
+  }
+  return {tops, sizes};
+}"""
+
 SIDEWAYS = """() => [document.scrollingElement, document.querySelector("[data-testid='stMain']")]
   .filter(Boolean).some(e => e.scrollWidth > e.clientWidth + 1)"""
 
@@ -88,6 +112,10 @@ def test_weather_to_its_end_every_frame_names_all_six_and_links_each_result(page
         page.wait_for_timeout(300)  # the picture follows the lit step in the next frame
         frames[n] = _frame(page)
         assert not page.evaluate(SIDEWAYS), f"sideways scroll at step {n}"
+        assert page.evaluate(OVERFLOW) == [], n
+        bar = page.evaluate(BAR)
+        assert max(bar["tops"]) - min(bar["tops"]) <= 4, bar["tops"]  # the controls: one row
+        assert [t for t, size in bar["sizes"] if size < 18] == [], bar["sizes"]
         assert page.evaluate(SMALLEST) >= 18
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"teaching-1280-step-{n}.png"))

@@ -52,15 +52,18 @@ function cell(data) {
   for (const line of data.lines) {
     const l = el("div", "fdp-words");
     for (const [text, role] of line) {
-      const span = l.appendChild(el("span", role ? `fdp-${role}` : ""));
       // A short name or value stays whole ("call_2", is_error:); a long one breaks between
-      // its words only.
-      if (String(text).trim().length <= 12) {
-        span.textContent = text;
+      // its words only. The spaces around it stay outside, where a line may break (" · ").
+      const [, lead, core, trail] = String(text).match(/^(\s*)(.*?)(\s*)$/s);
+      if (lead) l.appendChild(document.createTextNode(lead));
+      const span = l.appendChild(el("span", role ? `fdp-${role}` : ""));
+      if (core.length <= 12) {
+        span.textContent = core;
         span.classList.add("fdp-whole");
       } else {
-        words(span, text);
+        words(span, core);
       }
+      if (trail) l.appendChild(document.createTextNode(trail));
     }
     c.appendChild(l);
   }
@@ -146,8 +149,19 @@ function stickBelowBar(h) {
   h.style.top = `${Math.round(top)}px`;
 }
 
+// A vendor chip just removed leaves the focus in the sidebar's chip box, where the Step keys
+// would type letters and Backspace would remove every other chip: give the keys back.
+function releaseChipBox() {
+  const focused = document.activeElement;
+  if (focused && focused.closest("[data-testid='stSidebar'] [data-testid='stMultiSelect']")) {
+    focused.blur();
+  }
+}
+
 export default function (component) {
-  const {data, parentElement, setStateValue} = component;
+  const {parentElement, setStateValue} = component;
+  // The server sends the table as one JSON string (cheaper for it than a dict).
+  const data = typeof component.data === "string" ? JSON.parse(component.data) : component.data;
   let root = parentElement.querySelector(".fdp");
   if (!root) root = parentElement.appendChild(el("div", "fdp"));
   root.style.setProperty("--fdp-n", String(data.vendors.length));
@@ -165,4 +179,5 @@ export default function (component) {
   root.replaceChildren(h, body, wire(data));
   stickBelowBar(h);
   follow(root, data.lit);
+  releaseChipBox();
 }
