@@ -19,12 +19,13 @@ live base URL, an MCP server's URL, a URL in a result).
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
 import threading
 from typing import Any
-from urllib.parse import parse_qsl, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
 REDACTED = "[redacted]"
 # A key named like a credential, once camelCase, "-" and "." are spelled with "_".
@@ -129,14 +130,18 @@ def redact_value(value: Any) -> Any:
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`\\]+")
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 _URL_STOP = frozenset(" \t\r\n\f\v\"'<>`\\")
-# Query parameters that carry a credential, beyond the names :func:`is_secret_name` knows.
-_SECRET_PARAMS = frozenset({"sig", "signature"})
+# Query parameters that carry a credential, beyond the names :func:`is_secret_name` knows: a
+# shared access signature's ``sig``, Azure Functions' ``code``, a ``jwt``, a ``pwd``; and any
+# name ending in ``signature`` (presigned S3 and GCS URLs: ``X-Amz-Signature``,
+# ``X-Goog-Signature``).
+_SECRET_PARAMS = frozenset({"sig", "signature", "code", "jwt", "pwd"})
 
 
 def strip_url_credentials(url: str) -> str:
     """``url`` without its credentials: ``user:pass@`` is dropped and the value of every
     credential query parameter (``key``, ``api_key``, ``token``, ``access_token``,
-    ``password``...) becomes ``[redacted]``. Anything that is not a URL comes back as is."""
+    ``password``...) becomes ``[redacted]``, in the query and in a fragment written like one
+    (an OAuth ``#access_token=...``). Anything that is not a URL comes back as is."""
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 (raises on a malformed port)
@@ -146,10 +151,14 @@ def strip_url_credentials(url: str) -> str:
     if "@" in netloc:
         netloc = netloc.rsplit("@", 1)[1]
     # Each value replaced where it stands, so the rest of the URL keeps its own spelling.
-    query = "&".join(_redacted_pair(pair) for pair in parts.query.split("&"))
-    if netloc == parts.netloc and query == parts.query:
+    query, fragment = _redacted_pairs(parts.query), _redacted_pairs(parts.fragment)
+    if (netloc, query, fragment) == (parts.netloc, parts.query, parts.fragment):
         return url
-    return urlunsplit(parts._replace(netloc=netloc, query=query))
+    return urlunsplit(parts._replace(netloc=netloc, query=query, fragment=fragment))
+
+
+def _redacted_pairs(query: str) -> str:
+    return "&".join(_redacted_pair(pair) for pair in query.split("&"))
 
 
 def _redacted_pair(pair: str) -> str:
@@ -158,7 +167,8 @@ def _redacted_pair(pair: str) -> str:
 
 
 def _secret_param(name: str) -> bool:
-    return name.lower() in _SECRET_PARAMS or is_secret_name(name)
+    low = name.lower()
+    return low in _SECRET_PARAMS or low.endswith("signature") or is_secret_name(name)
 
 
 def strip_urls_in_text(text: str) -> str:
@@ -187,21 +197,24 @@ def strip_urls_in_text(text: str) -> str:
 
 
 # Words every credential query parameter :func:`_secret_param` knows contains.
-_PARAM_WORDS = ("key", "token", "secret", "pass", "auth", "sig", "cred", "bearer", "cookie")
+_PARAM_WORDS: tuple[str, ...] = ("key", "token", "secret", "pass", "auth", "sig", "cred", "bearer")
+_PARAM_WORDS += ("cookie", "code", "jwt", "pwd")
 
 
 def _may_hold_credentials(url: str) -> bool:
-    """A cheap test before parsing: a user part, or a query naming a credential."""
+    """A cheap test before parsing: a user part, or a query or fragment naming a credential."""
     if "@" in url:
         return True
-    query = url.partition("?")[2].lower()
+    cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+    query = url[cut + 1 :].lower()
     return "=" in query and any(word in query for word in _PARAM_WORDS)
 
 
-# A query parameter wherever a text quotes one, with or without the URL before it (a server's
-# error often repeats only the path and query it was sent): its name and value. A value stops
-# where a JSON string or an HTML attribute would, so a rewrite keeps the text around it whole.
-_QUERY_PARAM = re.compile(r"(?<=[?&;])([A-Za-z0-9_.\-\[\]]+)=([^&;#\s\"'<>`\\]*)")
+# A query parameter (or a fragment's) wherever a text quotes one, with or without the URL before
+# it (a server's error often repeats only the path and query it was sent): its name and value.
+# A value stops where a JSON string or an HTML attribute would, so a rewrite keeps the text
+# around it whole.
+_QUERY_PARAM = re.compile(r"(?<=[?&;#])([A-Za-z0-9_.\-\[\]]+)=([^&;#\s\"'<>`\\]*)")
 
 
 def strip_query_credentials(text: str) -> str:
@@ -234,12 +247,23 @@ def scrub(value: Any, secrets: list[str], queries: bool = True) -> Any:
 
 
 def url_secrets(url: str) -> list[str]:
-    """The credential values inside ``url`` (password, credential query values), to
-    :func:`register_secret` so they are redacted wherever else they turn up."""
+    """The credential values inside ``url``, to :func:`register_secret` so they are redacted
+    wherever else they turn up: credential query (and fragment) values, the password, and
+    the ``Authorization: Basic`` value the HTTP client makes of the user part (a server's
+    error may echo it); the user name too when it stands alone and is long enough to be a
+    token (``https://<token>@host``)."""
     try:
         parts = urlsplit(url)
     except ValueError:
         return []
-    found = [parts.password] if parts.password else []
-    found += [v for k, v in parse_qsl(parts.query) if v and _secret_param(k)]
-    return found
+    pairs = parse_qsl(parts.query) + parse_qsl(parts.fragment)
+    found = [v for k, v in pairs if v and _secret_param(k)]
+    user, password = parts.username, parts.password
+    if password:
+        found += [password, unquote(password)]
+    elif user and len(user) >= MIN_SECRET:
+        found += [user, unquote(user)]
+    if user is not None:
+        pair = f"{unquote(user)}:{unquote(password or '')}"
+        found.append(base64.b64encode(pair.encode()).decode())
+    return list(dict.fromkeys(found))

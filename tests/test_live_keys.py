@@ -144,7 +144,8 @@ def test_url_credentials_are_stripped_for_display():
     assert strip_url_credentials(url) == (
         "https://gw.example/v1?api_key=[redacted]&token=[redacted]&x=1&key=[redacted]"
     )
-    assert sorted(url_secrets(url)) == sorted(["hunter2-long-pass", "abc", "t0k", "k"])
+    basic = "Ym9iOmh1bnRlcjItbG9uZy1wYXNz"  # bob:hunter2-long-pass, as Authorization: Basic
+    assert sorted(url_secrets(url)) == sorted(["hunter2-long-pass", "abc", "t0k", "k", basic])
     assert strip_url_credentials("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
 
 

@@ -8,6 +8,7 @@ import sys
 from typing import Any, NoReturn
 
 from flowdebug import protocols
+from flowdebug.redact import redact_text, strip_query_credentials
 
 log = logging.getLogger("flowdebug")
 
@@ -48,7 +49,7 @@ def setup_logging(verbose: int) -> None:
     """Log to stderr: flowdebug's warnings by default, ``-v`` its steps, ``-vv`` details and
     the SDKs' own logs too (below ``-vv`` they stay quiet: the command reports what matters)."""
     handler = _StderrHandler()
-    handler.setFormatter(logging.Formatter("flowdebug: %(name)s: %(message)s"))
+    handler.setFormatter(_Scrubbing("flowdebug: %(name)s: %(message)s"))
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
     for name in ("flowdebug", *_sdk_loggers()):
         logger = logging.getLogger(name)
@@ -65,6 +66,14 @@ def _sdk_loggers() -> list[str]:
     """The HTTP clients' loggers and every registered vendor's SDK loggers (its facts)."""
     vendors = [n for f in map(protocols.facts, protocols.PROTOCOLS) for n in f.sdk_loggers]
     return list(dict.fromkeys(["httpx", "httpcore", "httpx2", *vendors]))
+
+
+class _Scrubbing(logging.Formatter):
+    """Log lines without credentials: the HTTP clients log each request's URL, query and all
+    (a base URL's ``?token=``), and an SDK may log what a server said back."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact_text(strip_query_credentials(super().format(record)))
 
 
 class _StderrHandler(logging.StreamHandler):
