@@ -13,7 +13,9 @@ session, the command line) may run code or commands on the server:
 Nor may it make the server connect where the host did not say: one rule (:func:`url_allowed`)
 reads both lists. An MCP server's URL must be under one of ``FLOWDEBUG_ALLOWED_MCP_URLS``; a
 live model's base URL under the vendor's own endpoint or one of ``FLOWDEBUG_ALLOWED_BASE_URLS``
-(the list that also says where the server's own API keys may go). And where a connection
+(the list that also says where the server's own API keys may go), or at a server this process
+runs itself (:func:`serving`: the offline emulator of the Compare page). No URL whose path
+climbs (``/v1/../admin``) is under anything. And where a connection
 really goes is checked when it is made (:func:`address_refusal`): a host that resolves to a
 loopback, private, link-local (the cloud metadata service) or otherwise non-public address is
 refused unless the allowlist names that host and port, for every hop of a redirect too.
@@ -28,8 +30,10 @@ from __future__ import annotations
 import ipaddress
 import math
 import os
+import re
+import threading
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from flowdebug.errors import UsageError
 from flowdebug.redact import strip_url_credentials
@@ -88,6 +92,25 @@ def base_urls(vendor: str | None) -> list[str]:
     return [vendor, *allowed_base_urls()] if vendor else allowed_base_urls()
 
 
+# The servers this process runs itself (the offline emulator the Compare page asks): a live
+# model may be reached there whatever the mode, as the app's own offline model. Not a place
+# the host's API keys may go (that is :func:`allowed_base_urls` alone).
+_own: set[str] = set()
+_own_lock = threading.Lock()
+
+
+def serving(url: str, up: bool = True) -> None:
+    """Say this process serves ``url`` itself (``up=False``: no longer)."""
+    with _own_lock:
+        (_own.add if up else _own.discard)(url)
+
+
+def own_urls() -> list[str]:
+    """The URLs this process serves itself (:func:`serving`)."""
+    with _own_lock:
+        return sorted(_own)
+
+
 _PORTS = {"http": 80, "https": 443}
 
 
@@ -108,17 +131,27 @@ def within(url: str, prefix: str) -> bool:
     """Is ``url`` under ``prefix``? Compared as URLs, not as text: same scheme, host and
     port, and the path continues at a ``/`` (so ``https://api.openai.com.evil.example`` and
     ``https://api.openai.com@evil.example`` are not under ``https://api.openai.com``). A URL
-    carrying its own credentials (``user:pass@``) is never under a prefix."""
+    carrying its own credentials (``user:pass@``) is never under a prefix, nor one whose path
+    climbs (``/v1/../admin``, ``/v1/%2e%2e/admin``: the client, or the server after decoding,
+    resolves the ``..`` and lands outside the prefix)."""
     try:
         u, p = urlsplit(url.strip()), urlsplit(prefix.strip())
     except ValueError:
         return False
-    if u.username is not None or u.password is not None:
+    if u.username is not None or u.password is not None or _climbs(u.path):
         return False
     if origin(url) is None or origin(url) != origin(prefix):
         return False
     base = p.path.rstrip("/")
     return u.path == base or u.path.startswith(base + "/") or (not base and not u.path)
+
+
+def _climbs(path: str) -> bool:
+    """Does ``path`` hold a ``.`` or ``..`` segment, as sent or percent-decoded (once by the
+    server, twice by a proxy in front of it), between ``/`` or ``\\`` (which some servers
+    read as ``/``)?"""
+    decoded = unquote(unquote(path))
+    return any(seg in (".", "..") for seg in re.split(r"[/\\]", decoded))
 
 
 def url_allowed(url: str, prefixes: list[str] | None = None) -> bool:
@@ -141,6 +174,24 @@ _METADATA = frozenset(
 )
 
 
+# IPv6 prefixes whose last 32 bits are an IPv4 address a packet may end up at: IPv4-mapped,
+# IPv4-translated (RFC 2765), IPv4-compatible (deprecated, still routed by some stacks) and
+# NAT64's well-known prefix (RFC 6052).
+_V4_IN_V6 = tuple(
+    ipaddress.ip_network(n) for n in ("::ffff:0:0/96", "::ffff:0:0:0/96", "::/96", "64:ff9b::/96")
+)
+
+
+def _embedded(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address ``ip`` carries (6to4's too), judged in its place: ``::127.0.0.1``,
+    ``64:ff9b::7f00:1`` and ``2002:7f00:1::`` reach loopback as ``::ffff:127.0.0.1`` does."""
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if any(ip in net for net in _V4_IN_V6) and int(ip) & 0xFFFFFFFF > 1:
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
+
+
 def address_kind(address: str) -> str | None:
     """Why the server may not connect to ``address`` (an IP) unasked: ``loopback``,
     ``private``, ``link-local``, ``cloud metadata``... None for a public address."""
@@ -148,15 +199,15 @@ def address_kind(address: str) -> str | None:
         ip = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
         return "unparsable"
-    mapped = getattr(ip, "ipv4_mapped", None)
-    ip = mapped or ip
+    if isinstance(ip, ipaddress.IPv6Address):
+        ip = _embedded(ip) or ip
     kinds = (
         (ip in _METADATA, "cloud metadata"),
         (ip.is_loopback, "loopback"),
         (ip.is_link_local, "link-local"),
         (ip.is_unspecified, "unspecified"),
         (ip.is_multicast, "multicast"),
-        (ip.is_private, "private"),
+        (ip.is_private or getattr(ip, "is_site_local", False), "private"),
         (not ip.is_global, "non-public"),
     )
     return next((kind for hit, kind in kinds if hit), None)
@@ -205,7 +256,7 @@ def base_url_refusal(url: str | None, vendor: str | None, shown: str | None) -> 
     if not shared() or not url:
         return None
     listed = base_urls(vendor)
-    if url_allowed(url, listed):
+    if url_allowed(url, listed + own_urls()):
         return None
     return _unreachable(
         f"the base URL {shown or url!r}",

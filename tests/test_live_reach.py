@@ -245,6 +245,18 @@ def test_a_local_server_needs_no_allowlist_on_a_private_server(
         ("100.64.0.1", "non-public"),
         ("8.8.8.8", None),
         ("2606:4700:4700::1111", None),
+        # IPv6 addresses carrying an IPv4 one are named for it (issue 28, attacked).
+        ("::127.0.0.1", "loopback"),
+        ("::ffff:0:7f00:1", "loopback"),
+        ("64:ff9b::7f00:1", "loopback"),
+        ("2002:7f00:1::1", "loopback"),
+        ("64:ff9b::a9fe:a9fe", "cloud metadata"),
+        ("2002:a9fe:a9fe::", "cloud metadata"),
+        ("::10.0.0.1", "private"),
+        ("fec0::1", "private"),
+        ("fe80::1%eth0", "link-local"),
+        ("64:ff9b::808:808", None),
+        ("2002:808:808::1", None),
     ],
 )
 def test_addresses_are_named_for_what_they_are(address, kind):

@@ -35,6 +35,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 
+from flowdebug import hosting
 from flowdebug.emulator.app import FAULT_HEADER, ROUTE_HELP, create_app
 from flowdebug.emulator.faults import FAULTS, parse_fault
 from flowdebug.emulator.serving import KEEP_ALIVE, READ_TIMEOUT, AsgiServer
@@ -100,6 +101,17 @@ class Emulator(AsgiServer):
 
     def app(self) -> Starlette:
         return create_app(self)
+
+    def start(self) -> Emulator:
+        """Serve (see :meth:`AsgiServer.start`); a live model may then be pointed here even on
+        a shared server: the emulator is the app's own offline model."""
+        super().start()
+        hosting.serving(self.url)
+        return self
+
+    def stop(self) -> None:
+        hosting.serving(self.url, up=False)
+        super().stop()
 
     def base_url(self, protocol: str, mount: str | None = None) -> str:
         """The SDK ``base_url`` for ``protocol`` (with the path its facts' own base URL ends

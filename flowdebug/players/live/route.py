@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import importlib
 import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ def route(base_url: str | None) -> Route:
     """The route of a call to ``base_url`` (None: the SDK's own endpoint) in this process's
     mode."""
     guarded = hosting.shared()
-    allowed = tuple(hosting.allowed_base_urls()) if guarded else ()
+    allowed = tuple(hosting.allowed_base_urls() + hosting.own_urls()) if guarded else ()
     if not base_url:
         return Route(guarded=guarded, allowed=allowed)
     try:
@@ -77,21 +78,21 @@ class GuardedBackend:
     ) -> Any:
         try:
             found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except OSError:
-            # No address: the backend's own attempt fails the way httpx reports it.
-            return self.inner.connect_tcp(host, port, timeout, local_address, socket_options)
+        except OSError as e:
+            # No address: fail as the backend would, never let it resolve the name again (a
+            # second answer, unchecked, may be the private one).
+            raise _connect_error(self.inner)(str(e)) from e
         addresses = list(dict.fromkeys(str(info[4][0]) for info in found))
         for address in addresses:
             refused = hosting.address_refusal(host, port, address, self.allowed)
             if refused is not None:
                 raise refused
-        failure: Exception | None = None
+        failure: Exception = _connect_error(self.inner)(f"{host} resolves to no address")
         for address in addresses:
             try:
                 return self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
             except Exception as e:  # httpcore's ConnectError or ConnectTimeout: try the next
                 failure = e
-        assert failure is not None
         raise failure
 
     def connect_unix_socket(self, *args: Any, **kwargs: Any) -> Any:
@@ -99,6 +100,14 @@ class GuardedBackend:
 
     def sleep(self, seconds: float) -> None:
         self.inner.sleep(seconds)
+
+
+def _connect_error(backend: Any) -> type[Exception]:
+    """The ``ConnectError`` of the httpcore (or httpcore2) that ``backend`` comes from: what
+    its clients turn into their own connection error."""
+    package = importlib.import_module(type(backend).__module__.split(".", 1)[0])
+    error: type[Exception] = getattr(package, "ConnectError", OSError)
+    return error
 
 
 def guard(transport: Any, route: Route) -> None:
