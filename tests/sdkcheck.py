@@ -140,7 +140,23 @@ def gemini_request(body: dict[str, Any]) -> None:
 # Fields OpenAI-compatible servers define beyond OpenAI's own types, which the SDK sends and
 # keeps untyped: Gemini's OpenAI endpoint wants its thought signature back on each tool call
 # (`extra_content.google.thought_signature`).
-CHAT_EXTENSIONS = frozenset({"extra_content"})
+# Reasoning servers add theirs: DeepSeek's `reasoning_content` (in answers, and echoed back in
+# the assistant turns of a tool-call loop) and its usage's `prompt_cache_hit_tokens` and
+# `prompt_cache_miss_tokens`; Ollama's and OpenRouter's `reasoning`; Gemini's
+# `thought_signature` on the message. The SDK keeps them as extras.
+CHAT_EXTENSIONS = frozenset(
+    {
+        "extra_content",
+        "reasoning_content",
+        "reasoning",
+        "thought_signature",
+        "prompt_cache_hit_tokens",
+        "prompt_cache_miss_tokens",
+    }
+)
+# Fields the Responses API returns on a Response that this SDK's type does not declare yet (it
+# keeps them as extras): a response read from the API and encoded back to it keeps them.
+RESPONSES_EXTENSIONS = frozenset({"billing", "store", "frequency_penalty", "presence_penalty"})
 
 
 def _has_block(payload: Any, types: tuple[str, ...]) -> bool:
@@ -196,10 +212,10 @@ def validate_wire(protocol: str, kind: str, payload: Any) -> None:
         if kind == "request":
             assert_params(ResponseCreateParamsNonStreaming, payload)
         elif kind == "response":
-            assert_model(Response, payload)
+            assert_model(Response, payload, RESPONSES_EXTENSIONS)
         else:
             for event in payload:
-                assert_model(ResponseStreamEvent, event)
+                assert_model(ResponseStreamEvent, event, RESPONSES_EXTENSIONS)
     elif protocol == "gemini":
         from google.genai import types
 

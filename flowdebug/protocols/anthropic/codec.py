@@ -194,7 +194,7 @@ class AnthropicCodec:
             "content": content,
             "stop_reason": self._stop_reason(resp, extra.pop("stop_reason", None), w),
             "stop_sequence": extra.pop("stop_sequence", None),
-            "usage": with_extra(usage, extra.pop("usage", None) or {}),
+            "usage": with_extra(usage, envelope.usage_extra(extra.pop("usage", None) or {}, w)),
         }
         return with_extra(body, extra)
 

@@ -94,6 +94,27 @@ def usage(resp: ModelResponse, w: Warnings) -> dict[str, int]:
     return out | {k: v for k, v in have.items() if k in USAGE_EXTRA}
 
 
+# Anthropic: ServerToolUsage counts every server tool, and newer SDKs require each counter
+# (web_fetch_requests came after web_search_requests; responses from before omit it).
+SERVER_TOOL_COUNTERS = ("web_search_requests", "web_fetch_requests")
+
+
+def usage_extra(extra: dict[str, Any], w: Warnings) -> dict[str, Any]:
+    """The usage's vendor fields as kept from an Anthropic source, with every counter of
+    ``server_tool_use`` present (0, named by a warning, when the source had none)."""
+    server = extra.get("server_tool_use") if isinstance(extra, dict) else None
+    if not isinstance(server, dict):
+        return extra
+    missing = [k for k in SERVER_TOOL_COUNTERS if k not in server]
+    for key in missing:
+        w.add(
+            "usage_rewritten",
+            f"usage.server_tool_use.{key}",
+            f"the server tool usage has no {key}; Anthropic's types require it, so 0 was sent",
+        )
+    return extra | {"server_tool_use": server | dict.fromkeys(missing, 0)}
+
+
 def merge_tools(encoded: list[dict[str, Any]], stashed: Any) -> list[dict[str, Any]]:
     """The request's tools in wire order: server tools (web_search_20250305, code execution,
     ...) have no canonical form and ride in provider_details with their place in the list;

@@ -58,6 +58,12 @@ def request_problems(body: dict[str, Any], model_id: str = "anthropic.claude-son
     return "\n".join(reports)
 
 
+# Members the Converse API returns beside the modelled ones (botocore's parser ignores them):
+# TokenUsage's cacheReadInputTokenCount and cacheWriteInputTokenCount next to
+# cacheReadInputTokens and cacheWriteInputTokens, as recorded in real responses.
+EXTENSIONS = {"TokenUsage": frozenset({"cacheReadInputTokenCount", "cacheWriteInputTokenCount"})}
+
+
 def shape_problems(value: Any, shape: Shape, path: str = "$") -> list[str]:
     """Every way ``value`` (JSON wire form) departs from ``shape``."""
     kind = shape.type_name
@@ -67,7 +73,8 @@ def shape_problems(value: Any, shape: Shape, path: str = "$") -> list[str]:
         if not isinstance(value, dict):
             return [f"{path}: expected an object for {shape.name}"]
         members = shape.members  # type: ignore[attr-defined]
-        out = [f"{path}.{k}: not a member of {shape.name}" for k in value if k not in members]
+        known = members.keys() | EXTENSIONS.get(shape.name, frozenset())
+        out = [f"{path}.{k}: not a member of {shape.name}" for k in value if k not in known]
         out += [
             f"{path}.{k}: required by {shape.name}"
             for k in shape.required_members  # type: ignore[attr-defined]
