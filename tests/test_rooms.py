@@ -217,3 +217,16 @@ def test_answers_are_refused_once_the_room_is_closed(tmp_path):
         with pytest.raises(RoomClosed):
             rooms.answer(room.code, q.index, "ann", "get_weather")
         assert rooms.questions(s.state.id)[0].prompt == q.prompt  # kept with the session
+
+
+def test_followers_of_one_pulse_share_one_read_and_a_save_gives_a_new_one(tmp_path):
+    with open_store(str(tmp_path / "s.db")) as store:
+        s = _saved(store)
+        rooms = Rooms(store)
+        room = rooms.open(s.state.id)
+        first, _ = rooms.follow(room.code)
+        assert rooms.follow(room.code)[0] is first
+        s.step()
+        store.save(s.state)
+        again, pulse = rooms.follow(room.code)
+        assert again is not first and again.step == pulse.step == 1

@@ -22,8 +22,10 @@ import base64
 import json
 import re
 import secrets
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,6 +127,11 @@ class Question:
             d.get("closed", False),
         )
 
+
+# The sessions followers read, by (store, room, pulse): see Rooms.follow.
+_FOLLOWED: OrderedDict[tuple[str, str, tuple[int, int]], SessionState] = OrderedDict()
+_GATES: dict[tuple[str, str], threading.Lock] = {}
+_FOLLOWING = threading.Lock()
 
 _PULSE = (
     "SELECT r.revision, r.beat, r.closed, r.expires, s.revision, s.step"
@@ -352,14 +359,24 @@ class Rooms:
         return Pulse(session_rev, room_rev, beat, step)
 
     def follow(self, code: str) -> tuple[SessionState, Pulse]:
-        """A read-only copy of the room's session and the pulse it was read at. It is never
-        saved: nothing a follower does reaches the instructor's session."""
+        """The room's session, read-only, and the pulse it was read at. It is never saved:
+        nothing a follower does reaches the instructor's session.
+
+        One copy per pulse per process: sixty followers on one server see a Step at once, and
+        the first of them reads it for all (the others wait for it rather than read it too).
+        Treat it as frozen: followers share it."""
         pulse = self.pulse(code)
-        with self._db.transaction() as tx:
-            row = tx.one("SELECT session FROM flowdebug_rooms WHERE code = ?", (code,))
-        if row is None:
-            raise RoomClosed("this room has ended")
-        state = self.store.load(row[0])
+        key = (self.store.url, code, pulse.key)
+        with _FOLLOWING:
+            gate = _GATES.setdefault((self.store.url, code), threading.Lock())
+        with gate:
+            state = _FOLLOWED.get(key)
+            if state is None:
+                state = self.store.load(self.session_of(code))
+                with _FOLLOWING:
+                    _FOLLOWED[key] = state
+                    while len(_FOLLOWED) > 64:
+                        _FOLLOWED.popitem(last=False)
         return state, pulse
 
     def session_of(self, code: str) -> str:
@@ -375,7 +392,8 @@ class Rooms:
         from flowdebug.engine.debugger import Session
         from flowdebug.players.manual import ManualPlayer
 
-        state, _ = self.follow(code)
+        self.pulse(code)  # an open room
+        state = self.store.load(self.session_of(code))  # its own copy: the fork changes it
         messages = state.conversation.messages
         if not messages:
             child = Session(state.snapshot(), ManualPlayer())
