@@ -10,14 +10,17 @@ column and tells the server through the component's state.
 from __future__ import annotations
 
 import json
+from functools import partial
 from importlib import resources
 
 import streamlit as st
 
 from flowdebug.engine.session_state import SessionState
+from flowdebug.render import teaching as slide
 from flowdebug.views.debugger import refusals
-from flowdebug.views.teaching import picture
+from flowdebug.views.teaching import Picture, picture
 from pages import common
+from pages import graphs as drawing
 
 _ASSETS = resources.files("flowdebug.views") / "picture"
 _PICTURE = st.components.v2.component(
@@ -67,3 +70,21 @@ def draw_picture(
             )
     if table.hidden:
         st.caption(f"{table.hidden} events outside this window are hidden.")
+    _exports(table, chosen)
+
+
+def _exports(table: Picture, chosen: list[str]) -> None:
+    """The picture for slides, drawn on the server from the same table (SVG and PNG). Its
+    buttons are drawn only while the panel is open: a Step does not send them."""
+    box = st.expander("Export the picture for slides", key="teaching_export_open",
+                      on_change="rerun")  # fmt: skip
+    if not box.open:
+        return
+    data = table.data()
+    name = "teaching-" + "-".join(chosen) if len(chosen) < 6 else "teaching"
+    exports: list[drawing.Export] = [
+        ("SVG", partial(slide.to_svg, data), "svg", "image/svg+xml"),
+        ("PNG", partial(slide.to_png, data), "png", "image/png"),
+    ]
+    drawing.export_buttons(box.container(horizontal=True, gap="small"), name, exports,
+                           key_prefix="teaching_")  # fmt: skip

@@ -110,3 +110,14 @@ def test_after_a_refused_request_the_status_line_says_whose_cycle_halted():
         assert protocols.facts(name).short in line
     halted = [c for r in table(app)["rows"] for c in r["cells"] if c and c["error"]]
     assert halted
+
+
+def test_the_export_panel_offers_the_picture_as_svg_and_png(at):
+    at.button(key="step").click().run()
+    at.expander(key="teaching_export_open")  # closed: no buttons sent with a Step
+    assert not [b for b in at.get("download_button") if "teaching_" in b.proto.id]
+    at.session_state["teaching_export_open"] = True
+    at.run()
+    ids = [b.proto.id for b in at.get("download_button")]
+    assert any(i.endswith("teaching_svg_teaching") for i in ids), ids
+    assert any(i.endswith("teaching_png_teaching") for i in ids), ids
