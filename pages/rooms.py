@@ -167,6 +167,15 @@ def host_panel() -> None:
             box.close(room.code, owner=owner())
             st.rerun()
         st.fragment(_live, run_every=TALLY_EVERY)(room.code)
+        if box.questions(state.id):
+            st.download_button(
+                "Download the trace with its questions",
+                data=predictions.trace_with_questions(box, state),
+                file_name=f"{state.scenario or state.id}.room.trace.json",
+                mime="application/json",
+                key="fd_room_export",
+                on_click="ignore",
+            )
 
 
 def back_to_room(code: str) -> None:

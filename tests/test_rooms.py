@@ -11,6 +11,7 @@ import pytest
 from flowdebug import protocols
 from flowdebug.engine.debugger import Session
 from flowdebug.errors import UsageError
+from flowdebug.exchange.exports import Trace
 from flowdebug.store.owners import NotOwner
 from flowdebug.store.rooms import (
     CODE_BYTES,
@@ -179,6 +180,10 @@ def test_a_next_tool_question_is_tallied_revealed_by_the_step_and_exported(store
         exported = rooms.export(s.state.id)
         assert exported[0]["answers"] == ["get_weather"]
         assert exported[0]["tally"] == {"get_weather": 2, predictions.NO_TOOL: 0}
+        text = predictions.trace_with_questions(rooms, s.state, name="workshop")
+        read = Trace.model_validate_json(text)
+        assert read.metadata.model_extra == {"predictions": exported}
+        assert read.conversation == s.state.conversation
 
 
 def test_a_result_field_question_offers_the_vendors_own_field_against_the_others():

@@ -16,12 +16,14 @@ A question is stored with the session by :class:`flowdebug.store.rooms.Rooms`;
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 
 from flowdebug import protocols
 from flowdebug.engine.session_state import SessionState
 from flowdebug.errors import UsageError
+from flowdebug.exchange.exports import trace
 from flowdebug.store.rooms import Question, Rooms
 from flowdebug.views.debugger import refusals
 
@@ -117,3 +119,13 @@ def current(rooms: Rooms, session_id: str) -> Question | None:
     """The question asked last (open or revealed), if any."""
     asked = rooms.questions(session_id)
     return asked[-1] if asked else None
+
+
+def trace_with_questions(
+    rooms: Rooms, state: SessionState, name: str | None = None, parent: str | None = None
+) -> str:
+    """The session's trace (``flowdebug.trace/1``) with the questions asked about it and their
+    tallies in its metadata (``predictions``), as the text of a ``.trace.json`` file."""
+    data = trace(state, name, parent)
+    data["metadata"]["predictions"] = rooms.export(state.id)
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -85,6 +85,7 @@ def test_a_prediction_is_answered_tallied_and_revealed_by_the_next_step():
     teacher.run()  # the room's tally fragment settles the question
     ann.run()
     assert any("Right: get_weather" in shown(s.value) for s in ann.success)
+    assert teacher.get("download_button")  # the trace with its questions
 
 
 def test_try_it_yourself_forks_the_step_and_back_to_the_room_follows_again():
