@@ -89,7 +89,8 @@ def _save(state: SessionState) -> None:
 
 def session() -> Session:
     """This browser session's debugger session: the one named in the URL (?session=ID, so a
-    reload or a server restart resumes it), else a new weather scenario. On a shared server a
+    reload or a server restart resumes it), else the one saved last (this browser's own on a
+    shared server), else a new weather scenario. On a shared server a
     link to another browser's session opens nothing of it: the page says why."""
     if "fd_session" not in st.session_state:
         wanted = st.query_params.get("session")
@@ -100,6 +101,11 @@ def session() -> Session:
                 st.session_state.fd_error = str(e)
             except FlowdebugError as e:
                 st.session_state.fd_error = f"could not reopen session {wanted}: {e}"
+        elif last := next(iter(store().list(owner=owner())), None):
+            try:  # opening the app resumes the session saved last, rather than a new one
+                open_saved(last.id)
+            except FlowdebugError as e:
+                st.session_state.fd_error = f"could not reopen your last session: {e}"
         if "fd_session" not in st.session_state:
             set_session(Session.from_scenario(DEFAULT_SCENARIO))
     return st.session_state.fd_session

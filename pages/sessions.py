@@ -1,12 +1,16 @@
 """Sessions: every saved session — open, rename, duplicate, fork, delete — plus export of the
 current one and import of traces or any vendor payload."""
 
+import json
+from dataclasses import replace
+
 import streamlit as st
 
 from flowdebug.errors import FlowdebugError
 from flowdebug.exchange import exports as exporting
 from flowdebug.exchange import imports as importing
-from flowdebug.views import vendors
+from flowdebug.exchange.tools import SCHEMA_SKELETON, ToolForm
+from flowdebug.views import new_session, vendors
 from pages import browser, common
 
 common.sidebar()
@@ -32,6 +36,82 @@ def _act(action, done: str) -> None:
 def _open(session_id: str) -> None:
     _act(lambda: common.open_saved(session_id), "Opened.")
 
+
+# -- a session of your own --------------------------------------------------------------------
+SKELETON = json.dumps(SCHEMA_SKELETON, indent=2)
+PLAYERS = {
+    "offline": "Offline model (reads the request)",
+    "manual": "Manual (you)",
+    "live": "Live model (the sidebar's settings)",
+}
+
+
+def _new_session_form() -> new_session.NewSession:
+    get = st.session_state.get
+    typed = [
+        ToolForm(
+            name=get(f"new_tool_name_{i}", ""),
+            description=get(f"new_tool_desc_{i}", ""),
+            parameters=get(f"new_tool_schema_{i}", SKELETON),
+        )
+        for i in range(int(get("new_tool_count", 1)))
+    ]
+    return new_session.NewSession(
+        user=get("new_user", ""),
+        system=get("new_system", ""),
+        typed=typed,
+        pasted=get("new_tools_pasted", ""),
+        tool_choice=get("new_tool_choice", "auto"),
+        tool_name=get("new_tool_named", ""),
+        parallel=get("new_parallel", new_session.PARALLEL[0]),
+        max_rounds=int(get("new_max_rounds", 10)),
+        player=replace(common.player_choice(), kind=get("new_player", "offline")),
+        name=get("new_name", ""),
+    )
+
+
+def _create() -> None:
+    form = _new_session_form()
+    fresh = new_session.build(form)
+    common.set_session(fresh)
+    store.rename(fresh.state.id, new_session.name_of(form), owner=owner)
+    st.session_state.sessions_notice = (
+        f"Created “{new_session.name_of(form)}” and opened it: step it on the Debugger."
+    )
+
+
+with st.expander("New session: your own prompt and tools"):
+    st.text_area("System prompt", key="new_system", height=80)
+    st.text_area("User message", key="new_user", height=80)
+    st.text_input("Name (empty: the user message's first words)", key="new_name")
+    count = st.number_input("Tools typed here", 0, 8, 1, key="new_tool_count")
+    for i in range(int(count)):
+        c = st.columns([1, 2, 3])
+        c[0].text_input(f"Tool {i + 1} name", key=f"new_tool_name_{i}")
+        c[1].text_area(f"Tool {i + 1} description", key=f"new_tool_desc_{i}", height=120)
+        c[2].text_area(
+            f"Tool {i + 1} parameters (JSON Schema)",
+            SKELETON,
+            key=f"new_tool_schema_{i}",
+            height=120,
+        )
+    st.text_area(
+        "…or tools pasted in any vendor's format (a tools list, a whole request, MCP tools/list)",
+        key="new_tools_pasted",
+        height=100,
+    )
+    c = st.columns(4)
+    chosen = c[0].selectbox("Tool choice", new_session.TOOL_CHOICES, key="new_tool_choice")
+    c[1].text_input("Named tool", key="new_tool_named", disabled=chosen != "tool")
+    c[2].selectbox("Parallel calls", new_session.PARALLEL, key="new_parallel")
+    c[3].number_input("Round cap", 1, 100, 10, key="new_max_rounds")
+    st.radio("Player", list(PLAYERS), key="new_player", horizontal=True, format_func=PLAYERS.get)
+    if st.button("Create and open", key="new_create", type="primary"):
+        try:
+            _create()
+            st.rerun()
+        except FlowdebugError as e:
+            st.error(f"Not created: {common.literal(e)}")
 
 # -- saved sessions ---------------------------------------------------------------------------
 saved = store.list(owner=owner)
@@ -123,7 +203,14 @@ protocol = c[1].selectbox(
     "Protocol", names, key="exp_protocol", format_func=common.title, disabled=not needs_protocol
 )
 try:
-    out = exporting.export(current.state, fmt, protocol)
+    mine = next((s for s in saved if s.id == current.state.id), None)
+    out = exporting.export(  # a trace carries its name and parent: an import keeps them
+        current.state,
+        fmt,
+        protocol,
+        name=mine.name if mine else None,
+        parent=mine.parent if mine else None,
+    )
     c[2].download_button(
         "Download",
         data=out.data,

@@ -302,8 +302,8 @@ class Store:
         return found[0] if found else None
 
     def resume(self, session_id: str, owner: str | None = None) -> Session:
-        """A debugger session on the saved state, with its scenario's scripted player (or
-        the manual player when the scenario is gone or there is none)."""
+        """A debugger session on the saved state, with its scenario's scripted player (the
+        manual player when the scenario is gone; a session of your own, the offline model)."""
         return self.resume_at(session_id, owner)[0]
 
     def resume_at(self, session_id: str, owner: str | None = None) -> tuple[Session, int]:
@@ -311,10 +311,10 @@ class Store:
         from flowdebug.engine import scenarios
         from flowdebug.engine.debugger import Session
         from flowdebug.errors import FlowdebugError
-        from flowdebug.players.manual import ManualPlayer
+        from flowdebug.players import ManualPlayer, ReadingPlayer
 
         state, revision = self.load_at(session_id, owner)
-        player: Any = ManualPlayer()
+        player: Any = ManualPlayer() if state.scenario else ReadingPlayer()  # default_player
         if state.scenario:
             with suppress(FlowdebugError):
                 player = scenarios.load(state.scenario).player()

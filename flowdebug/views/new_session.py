@@ -1,0 +1,114 @@
+"""A session of your own, from scratch: a system prompt, a user message, tools typed or pasted
+in any vendor's format, the tool choice, parallel calls and a round cap (issue 30 item 1).
+
+Streamlit-free: the Sessions page gathers a :class:`NewSession` and :func:`build` makes the
+debugger session, played by default by the offline model that reads the request
+(:func:`flowdebug.engine.player_choice.default_player`). :func:`session_name` names it from its
+first user message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from flowdebug.engine.debugger import Session
+from flowdebug.engine.handlers import Toolset
+from flowdebug.engine.player_choice import PlayerChoice, default_kind, make_player
+from flowdebug.engine.runtime import Policy
+from flowdebug.engine.session_state import SessionState
+from flowdebug.errors import UsageError
+from flowdebug.exchange.tool_imports import import_tools, parse_tools
+from flowdebug.exchange.tools import ToolForm, ToolFormError, apply_form
+from flowdebug.model import Conversation, Message, Text, ToolChoice
+
+TOOL_CHOICES = ("auto", "none", "required", "tool")
+PARALLEL = ("vendor default", "allowed", "one call per turn")
+NAME_CHARS = 60  # of the first user message, in a session's name
+
+
+@dataclass(frozen=True)
+class NewSession:
+    """What the form holds, as text. ``typed``: tools filled in by hand; ``pasted``: a tools
+    list or a whole request in any vendor's format (read by
+    :func:`flowdebug.exchange.tool_imports.parse_tools`). ``tool_name`` is the named tool of
+    the ``tool`` choice; ``parallel`` one of :data:`PARALLEL`."""
+
+    user: str
+    system: str = ""
+    typed: list[ToolForm] = field(default_factory=list)
+    pasted: str = ""
+    tool_choice: str = "auto"
+    tool_name: str = ""
+    parallel: str = PARALLEL[0]
+    max_rounds: int = 10
+    # Who plays the model (a live choice carries the sidebar's settings); None: the default
+    # for a session of your own, the offline model that reads the request.
+    player: PlayerChoice | None = None
+    name: str = ""
+
+
+def session_name(user: str, chars: int = NAME_CHARS) -> str:
+    """A session's name from its first user message: its first line, cut at a word within
+    ``chars`` characters (with an ellipsis when cut)."""
+    line = " ".join(user.split())
+    if len(line) <= chars:
+        return line or "session"
+    cut = line[:chars].rsplit(" ", 1)[0] or line[:chars]
+    return cut.rstrip(" ,.;:") + "…"
+
+
+def toolset(form: NewSession) -> Toolset:
+    """The form's tools: the typed ones in order, then the pasted ones (a pasted tool named as
+    a typed one replaces its declaration). ToolFormError / CodecError say which is wrong."""
+    tools = Toolset()
+    for i, typed in enumerate(form.typed):
+        if not typed.name.strip():
+            continue
+        try:
+            tools = apply_form(tools, typed)
+        except ToolFormError as e:
+            raise ToolFormError(f"tool {i + 1} {e.field}", e.reason) from None
+    if form.pasted.strip():
+        tools = import_tools(tools, parse_tools(form.pasted).tools)
+    return tools
+
+
+def tool_choice(form: NewSession, names: list[str]) -> ToolChoice | None:
+    """The form's tool choice (None: auto with the vendor's parallel default, what a request
+    leaves out)."""
+    if form.tool_choice not in TOOL_CHOICES:
+        raise UsageError(f"tool choice is one of {', '.join(TOOL_CHOICES)}")
+    if form.tool_choice == "tool" and form.tool_name not in names:
+        raise UsageError(
+            f"the named tool must be one of the session's tools ({', '.join(names) or 'none'})"
+        )
+    parallel = {PARALLEL[1]: True, PARALLEL[2]: False}.get(form.parallel)
+    if form.tool_choice == "auto" and parallel is None:
+        return None
+    name = form.tool_name if form.tool_choice == "tool" else None
+    return ToolChoice(mode=form.tool_choice, name=name, parallel=parallel)  # type: ignore[arg-type]
+
+
+def build(form: NewSession) -> Session:
+    """The debugger session the form describes, before its first step."""
+    if not form.user.strip():
+        raise UsageError("a session starts from a user message: write one")
+    if form.max_rounds < 1:
+        raise UsageError("the round cap is at least 1")
+    tools = toolset(form)
+    conversation = Conversation(
+        system=form.system.strip() or None,
+        tools=tools.tools,
+        tool_choice=tool_choice(form, tools.names),
+        messages=[Message(role="user", parts=[Text(text=form.user.strip())])],
+    )
+    state = SessionState(
+        conversation=conversation, toolset=tools, policy=Policy(max_rounds=form.max_rounds)
+    )
+    player = make_player(form.player or PlayerChoice(kind=default_kind(None)), None)
+    return Session(state, player)
+
+
+def name_of(form: NewSession) -> str:
+    """The name the form gives (typed), else one from the user message."""
+    return form.name.strip() or session_name(form.user)
