@@ -1,5 +1,5 @@
 """What every browser test shares: Chromium (Debian's, never a download), one app server per
-module, and the rule that CI runs these tests rather than skipping them."""
+test process, and the rule that CI runs these tests rather than skipping them."""
 
 from __future__ import annotations
 
@@ -29,16 +29,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(skip)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(tmp_path_factory):
-    """The app's URL, with a fresh sessions database for the module."""
+    """The app's URL, with a fresh sessions database, shared by the modules one worker runs:
+    each test opens its own browser context, so its own session (sessions belong to the
+    browser that made them), and none changes the server's settings. A module that needs a
+    server of its own (another page, other settings) starts it itself."""
     with app_server(tmp_path_factory.mktemp("store") / "sessions.db") as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    """Headless Chromium for the module."""
+    """Headless Chromium for the module (two modules start their own: two sync Playwrights
+    cannot run at once in one thread)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
