@@ -18,11 +18,8 @@ from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from flowdebug.errors import FlowdebugError, UsageError
-
-
-class StoreError(FlowdebugError):
-    """The session store cannot do what was asked (unreachable, unreadable, newer schema)."""
+from flowdebug.errors import UsageError
+from flowdebug.store.errors import StoreError as StoreError  # where callers import it from
 
 
 class Tx:

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flowdebug.store.db import StoreError
+from flowdebug.store.errors import StoreError
 
 PACKED = "@"
 MIN_BYTES = 64  # a value shorter than this stays inline: a reference costs 27 bytes

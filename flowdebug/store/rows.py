@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from flowdebug.engine.session_state import SessionState
 from flowdebug.redact import redact_json_text, secret_values
-from flowdebug.store.db import StoreError
+from flowdebug.store.errors import StoreError
 
 LISTS = ("messages", "events", "executions", "exchanges")
 _HEAD_EXCLUDE = {"conversation", "events", "executions", "exchanges"}
