@@ -308,7 +308,11 @@ def refresh_status(step: bool = True) -> None:
     at = f" · step {s.state.step}" if step else ""
     status = status_words(s.state.status)  # in words: "waiting for your approval"
     text = f"Scenario **{literal(s.state.scenario or '(imported)')}**{at} · {literal(status)}"
-    if st.session_state.get("fd_status_text") == text:  # already in the slot
+    # A Step reruns only its fragment, which may write the slot only if it wrote it in the
+    # last full run too (Streamlit reserves the place then): a full run always writes it.
+    ctx = get_script_run_ctx()
+    full_run = not (ctx and ctx.fragment_ids_this_run)
+    if st.session_state.get("fd_status_text") == text and not full_run:  # already in the slot
         return
     st.session_state["fd_status_text"] = text
     slot.caption(text)

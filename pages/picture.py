@@ -54,9 +54,11 @@ def draw_picture(
         selected=None if selected is None or selected < 0 else selected,
         upto_seq=upto,
     )
-    # One JSON string, not the dict: Streamlit looks for dataframes in a dict's values (a
-    # third of a Step's server time in a room of 30) and a string it passes as it is.
-    data = json.dumps(table.data(), ensure_ascii=False, separators=(",", ":"))
+    # JSON as bytes, not the dict nor a string: Streamlit looks for dataframes in a dict's
+    # values (two thirds of the picture's server time in a room of 30), and asking whether a
+    # string is one imports pandas and pyarrow (70 MB of the server's memory); bytes it passes
+    # as they are.
+    data = json.dumps(table.data(), ensure_ascii=False, separators=(",", ":")).encode()
     _PICTURE(data=data, key="fd_picture", default={"lit": None},
              on_lit_change=_clicked)  # fmt: skip
     for name, r in refused.items():

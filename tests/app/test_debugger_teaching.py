@@ -34,9 +34,9 @@ def table(app: AppTest) -> dict[str, Any]:
     """The row table the page hands the picture component."""
     [picture] = [e for e in app.get("bidi_component")]
     assert picture.proto.component_name == "flowdebug.teaching_picture"
-    sent = json.loads(picture.proto.json)
-    assert isinstance(sent, str)  # one JSON string: Streamlit looks into a dict for dataframes
-    return json.loads(sent)
+    # JSON bytes: a dict Streamlit searches for dataframes, a string makes it import pandas.
+    assert picture.proto.WhichOneof("data") == "bytes"
+    return json.loads(picture.proto.bytes)
 
 
 def cell_text(cell: dict[str, Any] | None) -> str:

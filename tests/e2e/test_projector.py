@@ -42,8 +42,18 @@ def page(browser, server):
     pg.goto(server, wait_until="domcontentloaded")
     pg.locator(".st-key-step button").first.wait_for()
     wait_idle(pg)
+    fresh(pg)
     yield pg
     ctx.close()
+
+
+def fresh(page, scenario: str = "weather") -> None:
+    """The scenario from its start: the app opens on the session saved last, which on the
+    shared test server is another test's."""
+    _choose(page, scenario, wait=False)
+    if not page.locator(".st-key-fd_controls").filter(has_text="step 0 ·").count():
+        page.locator(".st-key-reset button").first.click()
+    _at_step(page, 0)
 
 
 def _at_step(page, n: int) -> None:
@@ -51,12 +61,14 @@ def _at_step(page, n: int) -> None:
     wait_idle(page)
 
 
-def _choose(page, scenario: str) -> None:
+def _choose(page, scenario: str, wait: bool = True) -> None:
     box = page.get_by_role("combobox", name="Scenario")
     box.click()
     box.fill(scenario)
     page.keyboard.press("Enter")
-    _at_step(page, 0)
+    wait_idle(page)
+    if wait:
+        _at_step(page, 0)
 
 
 def _inside(top: float, bottom: float) -> bool:
@@ -80,8 +92,12 @@ def _collapse_sidebar(page) -> None:
 
 def _presenter(page) -> None:
     """Presenter mode on: the app collapses the sidebar itself."""
-    page.get_by_text("Presenter mode (large type)").click()
-    page.locator("[data-testid='stSidebar'][data-collapsed='true']").wait_for(state="attached")
+    collapsed = page.locator("[data-testid='stSidebar'][data-collapsed='true']")
+    if not page.locator(".st-key-presenter input").is_checked():
+        page.get_by_text("Presenter mode (large type)").click()
+        collapsed.wait_for(state="attached")
+    elif not collapsed.count():  # already on (the session resumed): collapse it by hand
+        _collapse_sidebar(page)
     wait_idle(page)
 
 

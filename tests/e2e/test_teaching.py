@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.app_server import ROOT, wait_idle
-from tests.e2e.test_projector import _at_step, _presenter
+from tests.e2e.test_projector import _at_step, _presenter, fresh
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 WIDTH, HEIGHT = 1280, 720
@@ -89,6 +89,7 @@ def page(browser, server):
     pg.goto(server, wait_until="domcontentloaded")
     pg.locator(".st-key-step button").first.wait_for()
     wait_idle(pg)
+    fresh(pg)
     yield pg
     ctx.close()
 
@@ -113,6 +114,7 @@ def test_weather_to_its_end_every_frame_names_all_six_and_links_each_result(page
         frames[n] = _frame(page)
         assert not page.evaluate(SIDEWAYS), f"sideways scroll at step {n}"
         assert page.evaluate(OVERFLOW) == [], n
+        assert not page.locator("[data-testid='stException']").count(), n
         bar = page.evaluate(BAR)
         assert max(bar["tops"]) - min(bar["tops"]) <= 4, bar["tops"]  # the controls: one row
         assert [t for t, size in bar["sizes"] if size < 18] == [], bar["sizes"]

@@ -147,6 +147,14 @@ function stickBelowBar(h) {
   // before the page has scrolled.
   if (bar) top = Math.max(top, (parseFloat(getComputedStyle(bar).top) || 0) + bar.offsetHeight);
   h.style.top = `${Math.round(top)}px`;
+  // The bar changes height after this draw (its styles, a wrap, the status line): follow it.
+  if (bar && !bar.__fdpWatched) {
+    bar.__fdpWatched = true;
+    new ResizeObserver(() => {
+      const now = document.querySelector(".fdp-head-row");
+      if (now) stickBelowBar(now);
+    }).observe(bar);
+  }
 }
 
 // A vendor chip just removed leaves the focus in the sidebar's chip box, where the Step keys
@@ -158,10 +166,18 @@ function releaseChipBox() {
   }
 }
 
+// The server sends the table as JSON bytes (cheaper for it than a dict).
+function table(sent) {
+  if (typeof sent === "string") return JSON.parse(sent);
+  if (sent instanceof ArrayBuffer || ArrayBuffer.isView(sent)) {
+    return JSON.parse(new TextDecoder().decode(sent));
+  }
+  return sent;
+}
+
 export default function (component) {
   const {parentElement, setStateValue} = component;
-  // The server sends the table as one JSON string (cheaper for it than a dict).
-  const data = typeof component.data === "string" ? JSON.parse(component.data) : component.data;
+  const data = table(component.data);
   let root = parentElement.querySelector(".fdp");
   if (!root) root = parentElement.appendChild(el("div", "fdp"));
   root.style.setProperty("--fdp-n", String(data.vendors.length));
