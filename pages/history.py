@@ -1,15 +1,19 @@
 """History: every message and its parts as JSON — edit, delete, insert, fork — with the
 call/result pairing checked and the protocol linter's findings."""
 
+import json
+
 import pandas as pd
 import streamlit as st
 
 from flowdebug.errors import FlowdebugError
 from flowdebug.exchange.tools import finding_rows
 from flowdebug.lint.linter import lint_conversation
+from flowdebug.views import rerun
 from flowdebug.views.debugger import pairing
 from flowdebug.views.history import (
     ROLES,
+    add_branch,
     add_fork,
     message_from_form,
     message_json,
@@ -72,6 +76,50 @@ def _fork(i: int) -> None:
     common.set_session(fork, parent=parent)
     st.session_state.branch = name
     st.session_state.history_notice = f"Forked after message {i}: now on branch “{name}”."
+
+
+def _rerun(i: int) -> None:
+    """Send the request ending at message ``i`` again, as a fork with the current tools."""
+    current = common.session()
+    try:
+        again = rerun.rerun(current, i)
+    except FlowdebugError as e:
+        st.session_state.history_error = ("", f"Not re-run — {e}")
+        return
+    branches = st.session_state.setdefault("fd_branches", {})
+    name = add_branch(branches, current, again.fork, f"re-run after message {i}")
+    common.set_session(again.fork, parent=current.state.id)
+    st.session_state.branch = name
+    st.session_state.rerun_view = again
+    st.session_state.history_notice = f"Re-ran the turn after message {i}: now on “{name}”."
+
+
+def _rerun_view(again: rerun.Rerun) -> None:
+    """The two requests and the two model turns side by side, and the paths that differ."""
+    st.subheader(f"Re-run of the turn after message {again.at}")
+    if not again.recorded:
+        st.caption(
+            "The request as first sent is no longer in the undo history: “before” is the "
+            "history as it stands, with the tools it declares now."
+        )
+    for what, diffs, before, after in (
+        ("request", again.request_diff, again.before_request, again.after_request),
+        ("model turn", again.turn_diff, again.before_turn, again.after_turn),
+    ):
+        if diffs:
+            st.markdown(f"**The {what}s differ at {len(diffs)} JSON path(s)** (order ignored)")
+            st.dataframe(
+                common.literal_rows(rerun.diff_rows(diffs)),
+                hide_index=True,
+                width="stretch",
+                key=f"rerun_diff_{what.replace(' ', '_')}",
+            )
+        else:
+            st.markdown(f"**The two {what}s are the same** (order ignored)")
+        cols = st.columns(2)
+        for col, label, value in ((cols[0], "before", before), (cols[1], "after", after)):
+            col.caption(f"{what} {label}")
+            col.code(json.dumps(value, indent=2, ensure_ascii=False), language="json")
 
 
 def _switch() -> None:
@@ -142,6 +190,10 @@ top_error = st.empty()  # the reason goes here unless its editor is shown below
 shown: set[str] = set()
 if notice := st.session_state.pop("history_notice", None):
     st.success(common.literal(notice), icon="✅")
+last_rerun = st.session_state.get("rerun_view")
+if last_rerun is not None and last_rerun.fork.state.id == s.state.id:
+    with st.expander("Re-run: before and after", expanded=True):
+        _rerun_view(last_rerun)
 
 # Editors showing an older history (after an edit, an undo, a branch switch) are refilled;
 # otherwise what the person typed stays, so a refused edit can be corrected.
@@ -210,17 +262,25 @@ if not conv.messages:
 for i in range(start, min(n, start + PAGE)):
     m = conv.messages[i]
     with st.container(border=True):
-        top = st.columns([6, 1.4, 1])
+        top = st.columns([5, 1.4, 1.4, 1])
         top[0].markdown(f"### {ROLE_ICONS.get(m.role, '')} {i} · {m.role}")
-        top[1].button(
-            "Fork from here",
-            key=f"fork_{i}",
-            on_click=_fork,
-            args=(i,),
-            width="stretch",
-            help="A new branch whose history ends at this message",
-        )
-        top[2].button("Delete", key=f"delete_{i}", on_click=_delete, args=(i,), width="stretch")
+        buttons = [
+            ("Fork from here", "fork", _fork, "A new branch whose history ends at this message"),
+            (
+                "Re-run the turn",
+                "rerun",
+                _rerun,
+                "Send this request again with the current tools and settings, as a fork, "
+                "and compare both requests and both model turns",
+            ),
+        ]
+        for col, (label, name, action, tip) in zip(top[1:3], buttons, strict=True):
+            if name == "rerun" and m.role == "assistant":
+                continue  # a request ends with a message that is not the model's
+            col.button(
+                label, key=f"{name}_{i}", on_click=action, args=(i,), width="stretch", help=tip
+            )
+        top[3].button("Delete", key=f"delete_{i}", on_click=_delete, args=(i,), width="stretch")
         for j, part in enumerate(m.parts):
             text = _editor(f"part_{i}_{j}", part_json(part))
             cols = st.columns([8, 1], vertical_alignment="bottom")

@@ -157,10 +157,16 @@ def add_fork(branches: dict[str, Session], current: Session, msg: int) -> tuple[
     """Fork ``current`` after message ``msg`` (``Session.fork``), keep both in ``branches``
     and return the fork's name and the fork."""
     fork = current.fork(msg)
+    return add_branch(branches, current, fork, f"fork at message {msg}"), fork
+
+
+def add_branch(branches: dict[str, Session], current: Session, fork: Session, base: str) -> str:
+    """Keep ``current`` and its ``fork`` in ``branches``; the fork's name (``base``, made
+    unique)."""
     register(branches, current)
-    name = _free(branches, f"fork at message {msg}")
+    name = _free(branches, base)
     branches[name] = fork
-    return name, fork
+    return name
 
 
 def _free(branches: dict[str, Session], base: str) -> str:
