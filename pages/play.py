@@ -105,6 +105,17 @@ def _toggle() -> None:
     ss[TRACE] = _trace(state)
 
 
+def _move(by: int) -> None:
+    """Paused: reveal one event more (``by`` 1) or one fewer (-1), and tell it."""
+    ss = st.session_state
+    seqs = [e.seq for e in common.session().state.events]
+    upto = ss.get(UPTO)
+    if upto is None or not seqs:
+        return
+    at = max((i for i, q in enumerate(seqs) if q <= upto), default=0)
+    ss[UPTO] = seqs[min(max(at + by, 0), len(seqs) - 1)]
+
+
 def _sync(state: SessionState) -> None:
     """A playback belongs to one trace: a step, an undo or an edit since ends it."""
     ss = st.session_state
@@ -208,6 +219,15 @@ def play_controls(
         else "Draw the cycle event by event, with a sentence for each (P)",
         on_click=_toggle,
     )
+    if not playing and play_upto() is not None:
+        # Paused mid-way: one event back or on (the clicker's ← and → move these, not Undo
+        # and Step, while they are here).
+        for key, label, icon, by in (
+            ("play_back", "Event", ":material/chevron_left:", -1),
+            ("play_next", "Event", ":material/chevron_right:", 1),
+        ):
+            st.button(label, key=key, icon=icon, on_click=_move, args=(by,),
+                      help="One event back (←)" if by < 0 else "One event on (→)")  # fmt: skip
     if not playing and not kept() and state.events:
         # Nothing to tell (no playback, no caption kept from the last one): no caption line,
         # so a Step sends two elements fewer, and the graph drawn as it is.

@@ -54,7 +54,10 @@ _FOLLOW = """
       if (!key || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.defaultPrevented) return;
       const busy = "input, textarea, select, [contenteditable=true], [role=slider], [role=listbox]";
       if (e.target.closest && e.target.closest(busy)) return;
-      const button = document.querySelector(`.st-key-${key} button`);
+      // Paused mid-way through Play, the arrows move one event (Play's own buttons).
+      const event = {ArrowRight: "play_next", ArrowLeft: "play_back"}[e.key];
+      const button = (event && document.querySelector(`.st-key-${event} button`))
+        || document.querySelector(`.st-key-${key} button`);
       if (!button) return;
       e.preventDefault();
       if (!button.disabled) button.click();

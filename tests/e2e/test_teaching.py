@@ -149,3 +149,45 @@ def test_a_click_on_an_event_lights_it_in_every_column_and_tells_the_server(page
     # The server heard it: the lit event's wire is the call's, in each vendor's terms.
     wire = page.locator(".fdp-wire").inner_text()
     assert '"toolUseId": "call_2"' in wire and '"call_id": "call_2"' in wire
+
+
+def _told(page) -> int:
+    """The number of the event Play tells now ("event N of M")."""
+    text = page.locator(".st-key-fd_play_count").inner_text()
+    return int(text.split("event ", 1)[1].split(" ", 1)[0])
+
+
+def test_play_tells_the_cycle_over_the_picture_and_paused_arrows_move_one_event(page):
+    _presenter(page)
+    page.locator(".st-key-play button").first.click()  # runs the cycle, then tells it
+    page.wait_for_function(
+        "() => /event [3-9] of/.test(document.querySelector('.st-key-fd_play_count')"
+        "?.innerText || '')",
+        timeout=60_000,
+    )
+    page.locator(".st-key-play button").first.click()  # pause
+    page.locator(".st-key-play_next button").first.wait_for()
+    wait_idle(page)
+    told = _told(page)
+    rows = page.locator(".fdp-row").count()
+    step = page.locator(".st-key-fd_controls").inner_text()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        f"() => document.querySelector('.st-key-fd_play_count').innerText.includes("
+        f"'event {told + 1} of')"
+    )
+    wait_idle(page)
+    assert page.locator(".fdp-row").count() == rows + 1  # the picture shows one event more
+    lit = page.locator(".fdp-row.fdp-lit")
+    assert lit.count() == 1 and lit.first.get_attribute("data-seq") == str(told)
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(
+        f"() => document.querySelector('.st-key-fd_play_count').innerText.includes("
+        f"'event {told} of')"
+    )
+    wait_idle(page)
+    assert page.locator(".fdp-row").count() == rows
+    # The arrows moved the playback, not the session: no step undone.
+    assert "step 5" in step and "step 5" in page.locator(".st-key-fd_controls").inner_text()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "teaching-1280-play-paused.png"))
