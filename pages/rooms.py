@@ -113,7 +113,9 @@ def _live(code: str) -> None:
         from pages import play  # the Debugger's Play: its beat is this tab's
 
         upto = play.play_upto()
-        box.beat(code, upto, owner=owner())
+        if st.session_state.get("fd_room_beat", (code, None)) != (code, upto):
+            box.beat(code, upto, owner=owner())  # a write only when Play moved
+            st.session_state.fd_room_beat = (code, upto)
     except RoomClosed:
         return
     q = predictions.current(box, state.id)
