@@ -7,10 +7,11 @@ from flowdebug.emulator.server import Emulator
 from flowdebug.engine.player_choice import PlayerChoice, make_player
 from flowdebug.engine.trace import plural
 from flowdebug.errors import FlowdebugError
-from flowdebug.players.keyword import KeywordPlayer, KeywordRule
 from flowdebug.players.live.settings import LIVE_PROTOCOLS
-from flowdebug.views.compare import ToolVariant, ab_test, compare, example_arguments
+from flowdebug.players.reading import ReadingPlayer
+from flowdebug.views.compare import ToolVariant, ab_test, compare, last_user_text
 from flowdebug.views.debugger import current_turn
+from flowdebug.views.phrasings import phrasings
 from pages import common, lifetime
 
 common.sidebar()
@@ -27,7 +28,7 @@ request = current_turn(s.conversation).request
 # Results shown belong to the request they answered: another session or step clears them.
 asked = (s.state.id, s.state.step, len(request.messages))
 if st.session_state.get("fd_compare_for") != asked:
-    for key in ("fd_compare", "fd_ab"):
+    for key in ("fd_compare", "fd_ab", "fd_ab_runs"):
         st.session_state.pop(key, None)
     st.session_state.fd_compare_for = asked
 st.markdown(
@@ -37,15 +38,14 @@ st.markdown(
 )
 
 
-def _emulator(kind: str, keyword: str = "", tool: str = "") -> tuple[Emulator, str]:
+def _emulator(kind: str) -> tuple[Emulator, str]:
     """The process's one offline emulator (lifetime.shared_emulator) and the token of the
-    player it answers with here: the session's scenario, or the keyword rule of the A/B test.
-    Players are small and stateless: one mounted per distinct scenario or rule."""
+    player it answers with here: the session's scenario, or (``reading``, the A/B test) the
+    offline model that reads the request. Players are small and stateless: one mounted per
+    distinct scenario."""
     emulator = lifetime.shared_emulator()
-    if kind == "keyword":
-        args = example_arguments(s.state.scenario, s.conversation, tool)
-        rule = KeywordRule(tool=tool, word=keyword, arguments=args)
-        return emulator, emulator.mount(KeywordPlayer([rule]), f"keyword {rule.model_dump_json()}")
+    if kind == "reading":
+        return emulator, emulator.mount(ReadingPlayer(), "reading")
     scenario = s.state.scenario or "weather"
     player = make_player(PlayerChoice(kind="scripted"), scenario)
     return emulator, emulator.mount(player, f"scenario {scenario}")
@@ -122,18 +122,23 @@ names = [t.name for t in request.tools]
 if not names:
     st.info("This session declares no tools.")
     st.stop()
-tool = st.selectbox("Tool", names, key="ab_tool")
-picked = request.tool(tool)
-current = (picked.description if picked is not None else None) or ""
+
+
+def _prefill() -> None:
+    """Variant A starts as the chosen tool's description as declared."""
+    chosen_tool = request.tool(st.session_state.ab_tool)
+    st.session_state.ab_desc_0 = (chosen_tool.description if chosen_tool else None) or ""
+
+
+if st.session_state.get("ab_tool") not in names:
+    st.session_state.ab_tool = names[0]
+    _prefill()
+tool = st.selectbox("Tool", names, key="ab_tool", on_change=_prefill)
 n_variants = int(st.number_input("Variants", 2, 5, 2, key="ab_count"))
 variants = []
 for i in range(n_variants):
-    text = st.text_area(
-        f"Variant {chr(65 + i)} description",
-        value=current if i == 0 else "Look something up.",
-        key=f"ab_desc_{i}",
-        height=80,
-    )
+    st.session_state.setdefault(f"ab_desc_{i}", "" if i == 0 else "Look something up.")
+    text = st.text_area(f"Variant {chr(65 + i)} description", key=f"ab_desc_{i}", height=80)
     variants.append(ToolVariant(label=chr(65 + i), description=text))
 runs = int(st.number_input("Runs per variant (K)", 1, 50, 5, key="ab_runs"))
 which = st.selectbox(
@@ -141,25 +146,32 @@ which = st.selectbox(
     range(len(choices)),
     key="ab_player",
     format_func=lambda i: (
-        f"{choices[i].protocol} @ offline emulator" if offline else choices[i].label()
+        f"{choices[i].protocol} @ offline model" if offline else choices[i].label()
     ),
 )
-keyword = ""
+asked = phrasings(last_user_text(request), runs) if offline else []
 if offline:
-    keyword = st.text_input(
-        "Offline emulator: the model calls the tool only when its description matches "
-        "(words compared stemmed, as the offline model scores them)",
-        value="weather",
-        key="ab_keyword",
+    st.caption(
+        "Offline, the model that reads the request answers (through the chosen API's "
+        f"emulator): run n of every variant asks with phrasing n of the request, "
+        f"{plural(len(set(asked)), 'phrasing')} in all (synonyms of its words, framings)."
     )
 if st.button("Run the A/B test", key="ab_run", type="primary"):
     try:
-        emu = _emulator("keyword", keyword, tool) if offline else None
+        emu = _emulator("reading") if offline else None
         player = _players(emu)[which]
         with st.spinner(f"{runs} runs × {n_variants} variants…"):
-            result = ab_test(request, tool, variants, lambda: player, runs=runs)
+            result = ab_test(request, tool, variants, lambda: player, runs=runs, phrasings=asked)
         st.session_state.fd_ab = result.table()
+        st.session_state.fd_ab_runs = result.runs()
     except FlowdebugError as e:
         st.error(common.literal(e))
 if st.session_state.get("fd_ab"):
+    st.markdown("**Runs per variant** that called each tool, or answered with text")
     st.dataframe(st.session_state.fd_ab, width="stretch", hide_index=True)
+    with st.expander("Every run"):
+        st.dataframe(
+            common.literal_rows(st.session_state.get("fd_ab_runs", [])),
+            width="stretch",
+            hide_index=True,
+        )

@@ -22,7 +22,7 @@ from pydantic import JsonValue
 
 from flowdebug.engine.validation import argument_errors, unknown_tool_text
 from flowdebug.errors import FlowdebugError, UsageError
-from flowdebug.model import Conversation, Message
+from flowdebug.model import Conversation, Message, Text
 from flowdebug.players.base import Player, PlayerTurn
 
 NO_TOOL = "(text)"  # what a run that answered without calling a tool is tallied as
@@ -55,6 +55,7 @@ class CompareRow:
     elapsed_ms: float = 0.0
     error: str | None = None
     turn: PlayerTurn | None = field(default=None, repr=False)
+    prompt: str = ""  # in an A/B run: the phrasing of the request it answered
 
     @property
     def chosen(self) -> list[str]:
@@ -167,8 +168,9 @@ class ToolVariant:
 
 @dataclass
 class VariantTally:
-    """What K runs of one variant did. ``chosen`` counts each called tool per call and
-    :data:`NO_TOOL` per text answer; failed runs count only in ``errors``."""
+    """What K runs of one variant did. ``chosen`` counts runs: each tool a run called (once,
+    however many calls it made to it) and :data:`NO_TOOL` for a run that answered with text;
+    failed runs count only in ``errors``. ``rows``: each run, in order."""
 
     variant: ToolVariant
     runs: int = 0
@@ -188,7 +190,7 @@ class VariantTally:
         if row.error:
             self.errors[row.error] += 1
             return
-        self.chosen.update(row.chosen)
+        self.chosen.update(set(row.chosen))
         self.valid_calls += sum(c.valid for c in row.calls)
         self.invalid_calls += sum(not c.valid for c in row.calls)
 
@@ -212,6 +214,47 @@ class ABResult:
             }
             for v in self.variants
         ]
+
+    def runs(self) -> list[dict[str, Any]]:
+        """Every run: its variant, number, the phrasing it was asked with, what it chose, the
+        arguments, its text and error."""
+        return [
+            {
+                "variant": v.label,
+                "run": n,
+                "request": row.prompt,
+                **{k: row.summary()[k] for k in ("chosen", "arguments", "valid", "text", "error")},
+            }
+            for v in self.variants
+            for n, row in enumerate(v.rows, 1)
+        ]
+
+
+def _last_user(conv: Conversation) -> int | None:
+    return next(
+        (i for i in range(len(conv.messages) - 1, -1, -1) if conv.messages[i].role == "user"), None
+    )
+
+
+def last_user_text(conv: Conversation) -> str:
+    """The text of ``conv``'s last user message ("" without one)."""
+    at = _last_user(conv)
+    return conv.messages[at].text if at is not None else ""
+
+
+def rephrased(conv: Conversation, text: str) -> Conversation:
+    """``conv`` with its last user message's text replaced by ``text`` (its other parts kept)."""
+    at = next(
+        (i for i in range(len(conv.messages) - 1, -1, -1) if conv.messages[i].role == "user"), None
+    )
+    if at is None:
+        raise UsageError("the request has no user message to phrase otherwise")
+    old = conv.messages[at]
+    parts = [p for p in old.parts if not isinstance(p, Text)]
+    message = old.model_copy(update={"parts": [Text(text=text), *parts]})
+    return conv.model_copy(
+        update={"messages": [*conv.messages[:at], message, *conv.messages[at + 1 :]]}
+    )
 
 
 def example_arguments(scenario: str | None, conv: Conversation, tool_name: str) -> dict:
@@ -254,19 +297,28 @@ def ab_test(
     player_factory: Callable[[], Player],
     runs: int = 5,
     workers: int = 4,
+    phrasings: Sequence[str] = (),
 ) -> ABResult:
     """Run the next turn ``runs`` times per variant of ``tool_name`` and tally each variant.
 
     ``player_factory`` is called once per run (``lambda: player`` shares one player).
-    Arguments are validated against the variant's own schema.
+    Arguments are validated against the variant's own schema. ``phrasings``: run ``n`` of
+    every variant asks with the ``n``-th (in turn) as the last user message's text
+    (:func:`flowdebug.views.phrasings.phrasings`), so every variant hears the same requests.
     """
     if runs < 1:
         raise UsageError("runs must be at least 1")
     convs = [apply_variant(conv, tool_name, v) for v in variants]
-    jobs = [(i, c) for i, c in enumerate(convs) for _ in range(runs)]
+    asked = [phrasings[n % len(phrasings)] if phrasings else None for n in range(runs)]
+    jobs = [
+        (i, rephrased(c, text) if text is not None else c, text or "")
+        for i, c in enumerate(convs)
+        for text in asked
+    ]
     tallies = [VariantTally(v) for v in variants]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         rows = pool.map(lambda job: run_one(job[1], player_factory()), jobs)
-        for (i, _), row in zip(jobs, rows, strict=True):
+        for (i, _, text), row in zip(jobs, rows, strict=True):
+            row.prompt = text
             tallies[i].add(row)
     return ABResult(tool_name, tallies)
