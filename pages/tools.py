@@ -18,6 +18,7 @@ from flowdebug.exchange.tools import (
     delete_tool,
     finding_rows,
     findings_by_tool,
+    form_findings,
     required_parameters,
     tool_rows,
 )
@@ -50,6 +51,13 @@ def _form_from_widgets() -> ToolForm:
     return ToolForm(
         **{name: st.session_state.get(key, getattr(base, name)) for name, key in FORM_KEYS.items()}
     )
+
+
+def _beside(found) -> None:
+    """The linter's findings on the field just drawn, as the person types (text only)."""
+    for f in found:
+        where = "" if f.path.count(".") < 2 else f" · {common.code_span(f.path)}"
+        st.caption(f"{LEVEL_ICONS[f.level]} {common.literal(f.message)}{where}")
 
 
 def _commit(change, notice: str, where: str) -> bool:
@@ -167,11 +175,15 @@ left, right = st.columns(2, gap="large")
 with left:
     st.subheader("Declaration")
     st.text_input("Name", key="tool_name")
+    typed = form_findings(_form_from_widgets(), chosen)  # as typed, before any save
+    _beside(typed["name"])
     st.text_area("Description", key="tool_description", height=90)
+    _beside(typed["description"])
     lines = st.session_state.tool_parameters.count("\n") + 2
     st.text_area(
         "Parameters (JSON Schema)", key="tool_parameters", height=min(560, max(140, 24 * lines))
     )
+    _beside(typed["parameters"])
     st.text_area(
         "Annotations (JSON: readOnlyHint, destructiveHint, idempotentHint, ...)",
         key="tool_annotations",

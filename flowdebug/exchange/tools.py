@@ -306,6 +306,30 @@ def findings_by_tool(
     return out
 
 
+FORM_FIELDS = ("name", "description", "parameters")  # the declaration's fields
+
+
+def form_findings(
+    form: ToolForm, protocols_: str | Iterable[str] | None = None
+) -> dict[str, list[Finding]]:
+    """The linter's findings on the tool as typed in ``form``, by the field they judge (one of
+    :data:`FORM_FIELDS`): shown beside that field as the person edits. A field the form itself
+    refuses (a schema that is not JSON) gets that reason as its one error instead."""
+    from flowdebug.lint.linter import lint_tools
+
+    out: dict[str, list[Finding]] = {name: [] for name in FORM_FIELDS}
+    try:
+        tool = entry_from_form(replace(form, handler_kind="fixed", result="null")).tool
+    except ToolFormError as e:
+        field = e.field if e.field in out else "parameters"
+        out[field].append(Finding("error", "form_refused", e.field, e.reason))
+        return out
+    for f in lint_tools([tool], protocols_):
+        field = f.path.removeprefix("tools[0].").split(".", 1)[0].split("[", 1)[0]
+        out[field if field in out else "name"].append(f)
+    return out
+
+
 def required_parameters(tool: Tool) -> list[str]:
     required = tool.parameters.get("required") if tool.parameters else None
     return [r for r in required if isinstance(r, str)] if isinstance(required, list) else []

@@ -41,6 +41,11 @@ NO_REQUIRED = Rule(
     "the object lists properties but no 'required': the model cannot tell which arguments it "
     "must send",
 )
+REQUIRED_UNKNOWN = Rule(
+    "error",
+    "'required' names {name!r}, which is not among the properties: the model is told to send "
+    "an argument it has no schema for",
+)
 NO_PARAM_DESCRIPTION = Rule("info", "parameter {name!r} has no description")
 ENUM = Rule(
     "info",
@@ -98,6 +103,11 @@ def _quality(i: int, tool: Tool) -> list[Finding]:
         defaulted = all(isinstance(p, dict) and "default" in p for p in props.values())
         if props and "required" not in node and not defaulted:
             out.append(NO_REQUIRED.at("required_missing", tool_path(i, path)))
+        required = node.get("required")
+        for name in required if isinstance(required, list) else []:
+            if isinstance(name, str) and name not in props:
+                where = tool_path(i, (*path, "required"))
+                out.append(REQUIRED_UNKNOWN.at("required_unknown_property", where, name=name))
         for name, prop in props.items():
             if not isinstance(prop, dict):
                 continue

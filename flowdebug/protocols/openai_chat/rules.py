@@ -104,6 +104,14 @@ STRICT_REQUIRED = Rule(
     _IN_CONTEXT + "'required' is required to be supplied and to be an array including every "
     "key in properties. Missing '{key}'.",
 )
+# Strict or not, an array without an item schema is refused [3P: the 400 quoted in
+# github.com issues of odoo MCP servers, Together's and Copilot's CAPI: "array schema missing
+# items"].
+ARRAY_ITEMS = Rule(
+    "error",
+    "an array needs 'items' (the schema of its elements)",
+    _IN_CONTEXT + "array schema missing items.",
+)
 STRICT_KEYWORD = Rule(
     "error", "strict mode does not support {key!r}", _IN_CONTEXT + "'{key}' is not permitted."
 )
@@ -127,6 +135,11 @@ def tool_rules(protocol: str, declaration: str) -> Callable[[int, Tool], list[Fi
                     length=len(description),
                 )
             )
+        for path, node in walk(tool.parameters):
+            if node.get("type") == "array" and "items" not in node:
+                at = {"tool": tool.name, "context": repr(path)}
+                where = tool_path(i, path)
+                out.append(ARRAY_ITEMS.at("array_items_missing", where, protocol, **at))
         if not tool.strict:
             return out
         # Strict mode: every object closed, every property required (optional ⇒ nullable) and
