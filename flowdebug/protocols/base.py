@@ -18,6 +18,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 from flowdebug.errors import CodecError
 from flowdebug.model import Conversation, ModelResponse, Thinking
 from flowdebug.protocols.facts import Facts
+from flowdebug.protocols.warning_codes import WarningCode
 
 T = TypeVar("T")
 
@@ -32,23 +33,15 @@ Kind = Literal[
 class ConversionWarning:
     """Something the target protocol cannot carry, and what was done about it.
 
-    ``code`` is stable for tests and filtering (``thinking_signature_dropped``,
-    ``image_in_result_dropped``, ``tool_name_renamed``, ``call_id_renamed``,
-    ``schema_keyword_dropped``, ``error_flag_lost``, ``model_filled_in``,
-    ``max_tokens_filled_in``, ``usage_dropped``, ``usage_rewritten``, ``response_id_replaced``,
-    ``refusal_flattened``, ``citations_dropped``, ``hosted_call_dropped``,
-    ``hosted_result_dropped``, ``hosted_call_mapped``, ``hosted_result_mapped``,
-    ``messages_merged``, ``messages_renumbered``, ``parts_renumbered``, ``parts_shifted``,
-    ``system_moved``, ``result_content_flattened``, ``thinking_source_dropped``,
-    ``arguments_incomplete``, ``previous_response_needed``, ``tool_call_id_missing``,
-    ``fragment_assumed`` ...). ``path`` points
+    ``code`` is stable for tests and filtering: one of the closed set
+    :data:`~flowdebug.protocols.warning_codes.WarningCode`, each explained there. ``path`` points
     into the canonical object (``messages[2].parts[0]``, ``message.parts[1]`` in a response,
     ``usage.reasoning_tokens``, ``model``): every canonical path a conversion changes is that
     path or lies below it (``tests/test_no_silent_change.py``). ``$`` names the whole payload.
     """
 
     protocol: str
-    code: str
+    code: WarningCode
     path: str
     message: str
 
@@ -114,7 +107,7 @@ class Warnings:
         self.protocol = protocol
         self.items: list[ConversionWarning] = []
 
-    def add(self, code: str, path: str, message: str) -> None:
+    def add(self, code: WarningCode, path: str, message: str) -> None:
         self.items.append(ConversionWarning(self.protocol, code, path, message))
 
     def wrap(self, value: T) -> Converted[T]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flowdebug.protocols.base import Warnings
+from flowdebug.protocols.warning_codes import WarningCode
 
 Schema = dict[str, Any]
 
@@ -22,7 +23,7 @@ Schema = dict[str, Any]
 class SchemaRewrite:
     """One rewrite: its warning code, what it does, and a schema it applies to."""
 
-    code: str
+    code: WarningCode
     does: str
     example: Schema
     rewrite: Callable[[Schema], Schema | None]  # the new schema, or None: nothing to change

@@ -29,6 +29,7 @@ from flowdebug.protocols.base import (
     foreign_signature,
     require,
 )
+from flowdebug.protocols.warning_codes import WarningCode
 from flowdebug.protocols.wire_helpers import with_extra
 
 PROTOCOL = "anthropic"
@@ -55,7 +56,7 @@ def optional(obj: dict[str, Any], key: str, path: str, typ: type | tuple[type, .
 # ----------------------------------------------------------------------------- encode parts
 
 
-def _encode_image(image: Image, path: str, w: Warnings, code: str) -> dict[str, Any] | None:
+def _encode_image(image: Image, path: str, w: Warnings, code: WarningCode) -> dict[str, Any] | None:
     if image.data is not None and image.media_type in IMAGE_TYPES:
         source = {"type": "base64", "media_type": image.media_type, "data": image.data}
     elif image.url is not None:

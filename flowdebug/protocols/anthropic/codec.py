@@ -40,6 +40,7 @@ from flowdebug.protocols.anthropic.blocks import (
 from flowdebug.protocols.anthropic.facts import FACTS
 from flowdebug.protocols.anthropic.request import CALL_TYPES
 from flowdebug.protocols.base import Converted, Kind, Warnings, expect, require
+from flowdebug.protocols.warning_codes import WarningCode
 
 DEFAULT_MODEL = envelope.DEFAULT_MODEL
 DEFAULT_MAX_TOKENS = envelope.DEFAULT_MAX_TOKENS
@@ -176,7 +177,9 @@ class AnthropicCodec:
         for j, part in enumerate(resp.message.parts):
             path = f"message.parts[{j}]"
             if isinstance(part, Image | ToolResult):
-                code = "image_dropped" if isinstance(part, Image) else "tool_result_dropped"
+                code: WarningCode = (
+                    "image_dropped" if isinstance(part, Image) else "tool_result_dropped"
+                )
                 w.add(code, path, f"an Anthropic response cannot hold a {part.kind} part")
                 continue
             block = encode_part(part, path, w, names, resp.message.parts)

@@ -25,12 +25,13 @@ from flowdebug.model import (
 from flowdebug.protocols.base import Renamer, Warnings, foreign_signature
 from flowdebug.protocols.bedrock.facts import IMAGE_FORMATS, MEDIA_FORMATS, PROTOCOL
 from flowdebug.protocols.bedrock.wire import own, with_extra
+from flowdebug.protocols.warning_codes import WarningCode
 
 # A Text part in a tool result that came from a {"json": ...} block goes back as one.
 JSON_MARK = "json"
 
 
-def encode_image(image: Image, path: str, w: Warnings, code: str) -> dict[str, Any] | None:
+def encode_image(image: Image, path: str, w: Warnings, code: WarningCode) -> dict[str, Any] | None:
     """An ImageBlock: base64 bytes of png/jpeg/gif/webp, or an ``s3://`` location."""
     extra = own(image.provider_details, w, path)
     fmt = MEDIA_FORMATS.get(image.media_type)
@@ -123,9 +124,8 @@ def _hosted(part: HostedCall | HostedResult, path: str, w: Warnings) -> dict[str
     wire = (part.provider_details or {}).get(PROTOCOL)
     if part.source == PROTOCOL and isinstance(wire, dict) and len(wire) == 1:
         return dict(wire)
-    code = "hosted_call_dropped" if isinstance(part, HostedCall) else "hosted_result_dropped"
     w.add(
-        code,
+        "hosted_call_dropped" if isinstance(part, HostedCall) else "hosted_result_dropped",
         path,
         f"Bedrock Converse cannot replay the hosted tool {part.name!r} run by "
         f"{part.source or 'another vendor'}; this {part.kind} was dropped",

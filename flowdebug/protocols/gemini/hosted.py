@@ -107,7 +107,7 @@ def encode(part: HostedCall | HostedResult, path: str, w: Warnings) -> dict[str,
         return {"codeExecutionResult": _code_result(part)}
     what = "call" if isinstance(part, HostedCall) else "result"
     w.add(
-        f"hosted_{what}_dropped",
+        "hosted_call_dropped" if isinstance(part, HostedCall) else "hosted_result_dropped",
         path,
         f"Gemini has no part for the {part.source or 'unknown'} hosted {part.name} {what}; "
         "it was left out",

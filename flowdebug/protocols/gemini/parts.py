@@ -43,6 +43,7 @@ from flowdebug.protocols.base import (
     safe_name,
 )
 from flowdebug.protocols.gemini import hosted as gemini_hosted
+from flowdebug.protocols.warning_codes import WarningCode
 
 PROTOCOL = "gemini"
 _MARKERS = {"syntheticId", "responseKey"}
@@ -118,7 +119,7 @@ class Encoder:
         return self._rewrite("call_id_renamed", "call id", safe_call_id, call_id, path)
 
     def _rewrite(
-        self, code: str, what: str, fix: Callable[[str, str], str], value: str, path: str
+        self, code: WarningCode, what: str, fix: Callable[[str, str], str], value: str, path: str
     ) -> str:
         new = fix(PROTOCOL, value)
         if new != value and (code, value) not in self._renamed:

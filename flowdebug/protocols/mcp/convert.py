@@ -19,6 +19,7 @@ from flowdebug.protocols.base import (
     safe_name,
 )
 from flowdebug.protocols.mcp.facts import FACTS
+from flowdebug.protocols.warning_codes import WarningCode
 
 PROTOCOL = "mcp"
 INVALID_PARAMS = -32602
@@ -70,7 +71,7 @@ def warn_foreign(w: Warnings, details: Details, path: str) -> None:
         )
 
 
-def _once(w: Warnings, code: str, path: str, message: str) -> None:
+def _once(w: Warnings, code: WarningCode, path: str, message: str) -> None:
     # Once per path: every renamed occurrence is a changed canonical path of its own.
     if not any(x.code == code and x.path == path and x.message == message for x in w.items):
         w.add(code, path, message)

@@ -49,6 +49,7 @@ from flowdebug.protocols.openai_responses.fields import (
     reasoning_basis,
 )
 from flowdebug.protocols.openai_responses.hosted import HostedEncoder
+from flowdebug.protocols.warning_codes import WarningCode
 
 
 class ItemEncoder:
@@ -196,7 +197,7 @@ class ItemEncoder:
             }
         return out
 
-    def _image(self, image: Image, path: str, code: str) -> dict[str, Any] | None:
+    def _image(self, image: Image, path: str, code: WarningCode) -> dict[str, Any] | None:
         mine = own(image)
         out: dict[str, Any] = {"type": "input_image"}
         if "detail" in mine:
