@@ -96,6 +96,53 @@ class ToolCall(_Model):
     provider_details: Details = None
 
 
+# Why a call (or a session) failed, as flowdebug itself reports it (inspect_ai's
+# ToolCallError.type is the model). ToolResult.error_type stays an open str: a user's python
+# handler may raise ToolError with a type of its own, a canned handler names one, and a pasted
+# canonical payload or a stored session may carry any; flowdebug's own code only produces these
+# (tests/test_error_types.py enumerates them).
+ErrorType = Literal[
+    "validation",
+    "unknown_tool",
+    "malformed_arguments",
+    "duplicate_call_id",
+    "invalid_schema",
+    "permission",
+    "timeout",
+    "exception",
+    "rate_limited",
+    "disabled",
+    "oversized",
+    "crash",
+    "tool_error",
+    "protocol",
+    "mcp_connect",
+    "mcp_crash",
+    "round_cap",
+    "provider_error",
+]
+
+ERROR_TYPES: dict[ErrorType, str] = {
+    "validation": "the arguments break the tool's input schema; the runtime refused the call",
+    "unknown_tool": "the call names a tool that was not declared",
+    "malformed_arguments": "the model's arguments are not a JSON object",
+    "duplicate_call_id": "the call reuses the id of an earlier call of the same turn",
+    "invalid_schema": "the tool's own input schema is not a valid JSON Schema",
+    "permission": "the call was refused: rejected by a person, or a handler denied it",
+    "timeout": "the tool did not answer within its time limit",
+    "exception": "the handler raised (also the type of a ToolError without one)",
+    "rate_limited": "the tool turned the call away for now (an injected rate limit)",
+    "disabled": "a handler the host does not allow to run here",
+    "oversized": "the sandboxed handler's output exceeded its size cap",
+    "crash": "the sandboxed handler's process died",
+    "tool_error": "an MCP server answered with isError",
+    "protocol": "an MCP server answered with a JSON-RPC error or an unreadable result",
+    "mcp_connect": "the MCP server could not be reached or initialised",
+    "mcp_crash": "the MCP server closed the connection during the call",
+    "round_cap": "the session halted at its round cap (a trace event, not a result)",
+    "provider_error": "the model API failed (a trace event, not a result)",
+}
+
 ResultContent = Annotated[Text | Image, Field(discriminator="kind")]
 
 

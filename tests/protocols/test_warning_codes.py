@@ -17,24 +17,10 @@ from flowdebug.protocols.base import ConversionWarning
 from flowdebug.protocols.convert import convert
 from flowdebug.protocols.warning_codes import WARNING_CODES, WarningCode
 from tests.cases import CONVERSATIONS, RESPONSES
+from tests.source_scan import leaves
 
 SOURCE = Path(__file__).resolve().parents[2] / "flowdebug"
 DECLARED = set(typing.get_args(WarningCode))
-
-
-def _strings(node: ast.expr | None) -> Iterator[ast.expr]:
-    """The leaves of a code expression: constants, both arms of a conditional, a tuple's items."""
-    match node:
-        case ast.IfExp(body=body, orelse=orelse):
-            yield from _strings(body)
-            yield from _strings(orelse)
-        case ast.Tuple(elts=elts) | ast.List(elts=elts) | ast.Set(elts=elts):
-            for e in elts:
-                yield from _strings(e)
-        case None:
-            return
-        case _:
-            yield node
 
 
 def _is_code_type(annotation: ast.expr | None) -> bool:
@@ -108,7 +94,7 @@ def _source_codes() -> dict[str, list[str]]:
     trees = {p: ast.parse(p.read_text()) for p in sorted(SOURCE.rglob("*.py"))}
     found: dict[str, list[str]] = {}
     for where, expr in _code_expressions(trees):
-        for leaf in _strings(expr):
+        for leaf in leaves(expr):
             if isinstance(leaf, ast.Constant) and isinstance(leaf.value, str):
                 found.setdefault(leaf.value, []).append(where)
             elif isinstance(leaf, ast.JoinedStr):

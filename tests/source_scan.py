@@ -1,0 +1,25 @@
+"""Helpers of the tests that enumerate closed sets by reading flowdebug's source (ast)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+
+def leaves(node: ast.expr | None) -> Iterator[ast.expr]:
+    """The values an expression can stand for, as far as the source spells them: both arms
+    of a conditional, a tuple's, list's or set's items (also inside ``frozenset(...)``), else
+    the expression itself."""
+    match node:
+        case ast.IfExp(body=body, orelse=orelse):
+            yield from leaves(body)
+            yield from leaves(orelse)
+        case ast.Tuple(elts=elts) | ast.List(elts=elts) | ast.Set(elts=elts):
+            for e in elts:
+                yield from leaves(e)
+        case ast.Call(func=ast.Name(id="frozenset" | "set"), args=[arg]):
+            yield from leaves(arg)
+        case None:
+            return
+        case _:
+            yield node
