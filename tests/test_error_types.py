@@ -62,6 +62,10 @@ def _error_type_expressions(tree: ast.Module) -> Iterator[ast.expr]:
                 target.endswith(("ERROR_TYPE", "ERROR_TYPES")) or target == "REFUSED"
             ):
                 yield value
+            case ast.AnnAssign(annotation=annotation, value=value) if any(
+                isinstance(n, ast.Name) and n.id == "ErrorType" for n in ast.walk(annotation)
+            ):
+                yield value  # type: ignore[misc]  # REFUSED: frozenset[ErrorType] = ...
             case ast.Compare(left=left, comparators=comparators) if _named_error_type(left):
                 yield from comparators
             case ast.Match(subject=subject, cases=cases) if _named_error_type(subject):
@@ -100,6 +104,7 @@ def test_every_declared_error_type_is_given_somewhere_in_the_source():
 
 def test_source_scan_sees_the_indirect_spellings():
     assert "disabled" in SOURCE_TYPES  # REFUSED_ERROR_TYPE, a constant
+    assert "flowdebug/engine/runtime.py:" in SOURCE_TYPES["invalid_schema"][0]  # REFUSED
     assert "mcp_connect" in SOURCE_TYPES  # an McpError kind and getattr's default
     assert "tool_error" in SOURCE_TYPES  # model_copy(update={"error_type": ...})
 

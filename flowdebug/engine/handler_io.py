@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from flowdebug.model import ToolResult
+from flowdebug.model import ErrorType, ToolResult
 
-DEFAULT_ERROR_TYPE = "exception"
+DEFAULT_ERROR_TYPE: ErrorType = "exception"
 
 
 class ToolError(Exception):

@@ -57,9 +57,9 @@ from flowdebug.errors import UsageError
 from flowdebug.hosting import Refused, refusal
 from flowdebug.mcp.client import CALL_TIMEOUT, McpClient, McpError
 from flowdebug.mcp.spec import McpServerSpec
-from flowdebug.model import Tool, _Model
+from flowdebug.model import ErrorType, Tool, _Model
 
-REFUSED_ERROR_TYPE = "disabled"  # a handler the host does not allow to run here
+REFUSED_ERROR_TYPE: ErrorType = "disabled"  # a handler the host does not allow to run here
 # The validation context of an entry declared in code from a function object (python_tool).
 IN_CODE: dict[str, Any] = {"declared_in_code": True}
 

@@ -44,11 +44,11 @@ from flowdebug.engine.handler_io import Outcome, ToolContext, exception_outcome
 from flowdebug.engine.handlers import Handler, Toolset
 from flowdebug.engine.validation import argument_errors, malformed_text, unknown_tool_text
 from flowdebug.hosting import clamp_result_chars, clamp_timeout
-from flowdebug.model import Message, ToolCall, ToolResult, _Model
+from flowdebug.model import ErrorType, Message, ToolCall, ToolResult, _Model
 
 # Error types only the runtime gives, to calls it refuses before any handler runs: such a
 # call never reaches the tool. ("permission" is left out: handlers refuse with it too.)
-REFUSED = frozenset(
+REFUSED: frozenset[ErrorType] = frozenset(
     {"duplicate_call_id", "unknown_tool", "malformed_arguments", "invalid_schema", "validation"}
 )
 
@@ -160,7 +160,7 @@ class _Plan:
         self.steps.append(step)
         return self
 
-    def fail(self, text: str, error_type: str) -> _Plan:
+    def fail(self, text: str, error_type: ErrorType) -> _Plan:
         return self.decide(Outcome.failure(text, error_type), f"refused: {error_type}")
 
 
