@@ -5,8 +5,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from flowdebug.errors import FlowdebugError
 from flowdebug.model import Conversation
-from flowdebug.views.encodings import encode_all, turns
+from flowdebug.views.encodings import encode_all, pasted, turns
 from pages import common
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_tools" / "weather_conversation.json"
@@ -24,16 +25,46 @@ def _payloads(conv_json: str, names: tuple[str, ...]) -> dict:
     return encode_all(Conversation.model_validate_json(conv_json), list(names))
 
 
-conv = _sample()
 st.title("One cycle, every encoding")
-st.caption(
-    "The weather scenario: one `get_weather` tool, two parallel calls (Paris, Tokyo), the "
-    "Tokyo call times out, the model answers. Each column is what that protocol puts on the "
-    "wire for the same step. Choose the protocols in the sidebar."
-)
+SOURCES = {
+    "sample": "The sample cycle",
+    "session": "The open session",
+    "paste": "A payload pasted here",
+}
+source = st.radio("Show", list(SOURCES), key="enc_source", horizontal=True, format_func=SOURCES.get)
+notes: list[str] = []
+if source == "paste":
+    text = st.text_area(
+        "A request or response of any vendor (or a trace): each turn it holds, and a request "
+        "still waiting for its answer, in every chosen protocol",
+        key="enc_paste",
+        height=160,
+    )
+    if not text.strip():
+        st.info("Paste a payload to see it in every encoding.")
+        st.stop()
+    try:
+        conv, notes = pasted(text)
+    except FlowdebugError as e:
+        st.error(f"Not read: {common.literal(e)}")
+        st.stop()
+elif source == "session":
+    conv = common.session().conversation
+else:
+    conv = _sample()
+    st.caption(
+        "The weather scenario: one `get_weather` tool, two parallel calls (Paris, Tokyo), the "
+        "Tokyo call times out, the model answers. Each column is what that protocol puts on "
+        "the wire for the same step. Choose the protocols in the sidebar."
+    )
+for note in notes:
+    st.caption(f"⚠ {common.literal(note)}")
 chosen = tuple(common.chosen_protocols())
 payloads = _payloads(conv.model_dump_json(), chosen)
 labels = [p.label for p in payloads[chosen[0]]]
+if not labels:
+    st.info("Nothing to encode yet: no model turn and no request.")
+    st.stop()
 st.markdown(
     f"**{len(conv.tools)} tool · {len(conv.messages)} messages · {len(turns(conv))} model "
     "turns** — declaration → request → execution → continuation"

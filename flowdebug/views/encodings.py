@@ -72,4 +72,28 @@ def encode_all(
     """Every turn of ``conv`` in every protocol named (every registered one by default)."""
     names = names or list(protocols.PROTOCOLS)
     all_turns = turns(conv)
-    return {name: [p for t in all_turns for p in encode_turn(t, name, stream)] for name in names}
+    return {
+        name: [p for t in all_turns for p in encode_turn(t, name, stream)]
+        + _pending(conv, name, len(all_turns) + 1)
+        for name in names
+    }
+
+
+def _pending(conv: Conversation, protocol: str, number: int) -> list[Payload]:
+    """The request still waiting for its model turn (a history that does not end with the
+    model's answer, e.g. a pasted request), alone; none otherwise."""
+    if conv.messages and conv.messages[-1].role == "assistant":
+        return []
+    if not conv.messages and not conv.tools:
+        return []
+    req = protocols.get(protocol).encode_request(conv)
+    return [Payload(f"request {number}", "request", req.value, req.warnings)]
+
+
+def pasted(text: str) -> tuple[Conversation, list[str]]:
+    """The conversation a pasted payload holds (a request or response of any vendor, a trace),
+    and what reading it could not carry, as sentences."""
+    from flowdebug.exchange.imports import import_session
+
+    imported = import_session(text)
+    return imported.state.conversation, [f"{w.path}: {w.message}" for w in imported.warnings]
