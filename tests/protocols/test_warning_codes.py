@@ -90,8 +90,9 @@ def _code_expressions(trees: dict[Path, ast.Module]) -> Iterator[tuple[str, ast.
                             yield where, right
 
 
-def _source_codes() -> dict[str, list[str]]:
+def _source_codes(extra: dict[Path, ast.Module] | None = None) -> dict[str, list[str]]:
     trees = {p: ast.parse(p.read_text()) for p in sorted(SOURCE.rglob("*.py"))}
+    trees |= extra or {}
     found: dict[str, list[str]] = {}
     for where, expr in _code_expressions(trees):
         for leaf in leaves(expr):
@@ -125,6 +126,18 @@ def test_source_scan_sees_codes_passed_through_helpers_and_conditionals():
     assert "image_in_result_dropped" in SOURCE_CODES
     assert any("bedrock/parts.py" in w for w in SOURCE_CODES["hosted_result_dropped"])
     assert any("schema_rewrites.py" in w for w in SOURCE_CODES["schema_keyword_added"])
+
+
+def test_source_scan_reports_an_undeclared_code_and_one_built_at_runtime():
+    snippet = ast.parse(
+        "def _drop(w: Warnings, code: WarningCode) -> None:\n"
+        "    w.add(code, '$', 'gone')\n"
+        "_drop(w, 'made_up_dropped')\n"
+        "w.add(f'made_{what}', '$', 'gone')\n"
+    )
+    found = _source_codes({SOURCE / "snippet.py": snippet})
+    assert found["made_up_dropped"] == ["flowdebug/snippet.py:3"]
+    assert found["<f-string f'made_{what}'>"] == ["flowdebug/snippet.py:4"]
 
 
 def _emitted() -> Iterator[tuple[str, ConversionWarning]]:
