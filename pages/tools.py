@@ -23,6 +23,7 @@ from flowdebug.exchange.tools import (
     tool_rows,
 )
 from flowdebug.views import vendors
+from flowdebug.views.history import last_change, undo_tool_edit
 from pages import common
 
 NEW = "➕ New tool"
@@ -99,8 +100,8 @@ def _import() -> None:
 
 def _undo() -> None:
     try:
-        common.session().undo()
-        st.session_state.tools_said = ("top", "success", "Undone.")
+        undo_tool_edit(common.session())
+        st.session_state.tools_said = ("top", "success", "Tool edit undone.")
     except FlowdebugError as e:
         st.session_state.tools_said = ("top", "error", f"Nothing changed — {e}")
 
@@ -119,12 +120,14 @@ findings = findings_by_tool(toolset, chosen)
 
 head = st.columns([5, 1])
 head[0].title("Tools")
+change = last_change(s)
 head[1].button(
-    "Undo",
+    "Undo tool edit",
     key="tools_undo",
     on_click=_undo,
     width="stretch",
-    help="Take back the last change (tool edits are undoable steps)",
+    help="Take back the last tool edit (only when it is the last change; now: "
+    f"{change or 'nothing to undo'})",
 )
 st.caption(
     f"{len(toolset.entries)} tool{'s' if len(toolset.entries) != 1 else ''} declared to the "

@@ -16,7 +16,7 @@ from flowdebug import jsontext
 from flowdebug.engine.debugger import Session
 from flowdebug.engine.edits import EditError
 from flowdebug.engine.trace import hosted_label
-from flowdebug.errors import CodecError
+from flowdebug.errors import CodecError, UsageError
 from flowdebug.model import (
     HostedCall,
     HostedResult,
@@ -101,6 +101,37 @@ def revision(session: Session) -> str:
     revision are refilled."""
     data = session.state.id + session.conversation.model_dump_json()
     return hashlib.blake2b(data.encode(), digest_size=8).hexdigest()
+
+
+# -- what Undo takes back ------------------------------------------------------------------------
+
+
+def last_change(session: Session) -> str | None:
+    """What Undo would take back, in words: ``"tool edit"``, ``"step N"``, ``"history edit"``,
+    ``"fault or breakpoint edit"``; None when there is nothing to undo."""
+    if not session.undo_stack:
+        return None
+    before, now = session.undo_stack[-1], session.state
+    if now.step != before.step and now.events != before.events:
+        return f"step {now.step}"
+    if now.conversation.messages != before.conversation.messages:
+        return "history edit"
+    if now.toolset != before.toolset:
+        return "tool edit"
+    return "fault or breakpoint edit"
+
+
+def undo_tool_edit(session: Session) -> None:
+    """Take back the last change when it is a tool edit; otherwise refuse, naming it."""
+    change = last_change(session)
+    if change is None:
+        raise UsageError("nothing to undo")
+    if change != "tool edit":
+        raise UsageError(
+            f"the last change ({change}) is not a tool edit: Undo on the Debugger or the "
+            "History page takes it back"
+        )
+    session.undo()
 
 
 # -- pairing -------------------------------------------------------------------------------------

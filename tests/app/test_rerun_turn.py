@@ -68,3 +68,30 @@ def test_a_description_edit_re_run_on_the_same_turn_shows_both_requests_and_the_
     assert app.selectbox(key="branch").value == "re-run after message 0"
     parents = {i.id: i.parent for i in open_store().list()}
     assert parents[fork.state.id] == mine
+
+
+def test_tool_edits_have_their_own_undo_which_never_takes_back_a_step():
+    app = AppTest.from_file(str(APP), default_timeout=60)
+    app.run()
+    app.switch_page("pages/tools.py").run()
+    before = app.session_state.fd_session.state.toolset
+    app.text_area(key="tool_description").input(PRECISE).run()
+    app.button(key="tool_save").click().run()
+    assert app.button(key="tools_undo").label == "Undo tool edit"
+    assert app.button(key="tools_undo").help.endswith("now: tool edit)")
+    app.switch_page("pages/debugger.py").run()
+    app.button(key="step").click().run()  # declaration: step 1, after the tool edit
+    app.switch_page("pages/tools.py").run()
+    app.button(key="tools_undo").click().run()
+    session = app.session_state.fd_session
+    assert session.state.step == 1 and session.state.toolset.tools[0].description == PRECISE
+    assert [shown(e.value) for e in app.error] == [
+        "Nothing changed — the last change (step 1) is not a tool edit: Undo on the Debugger "
+        "or the History page takes it back"
+    ]
+    app.switch_page("pages/debugger.py").run()
+    app.button(key="undo").click().run()  # the Debugger's Undo takes the step back
+    app.switch_page("pages/tools.py").run()
+    app.button(key="tools_undo").click().run()
+    assert app.session_state.fd_session.state.toolset == before
+    assert [shown(s.value) for s in app.success] == ["Tool edit undone."]
