@@ -58,7 +58,7 @@ CSS_PLAYING = """
 CSS_PRESENTER = """
 <style>
   .st-key-fd_play_caption [data-testid="stText"] { font-size: 1.45rem; }
-  .st-key-fd_play_caption .st-key-fd_play_count [data-testid="stText"] { font-size: 1.05rem; }
+  .st-key-fd_play_caption .st-key-fd_play_count [data-testid="stText"] { font-size: 18px; }
   .st-key-fd_controls { column-gap: 0.75rem; }
   .st-key-fd_controls .st-key-fd_story_open button p { font-size: 18px !important; }
   .st-key-fd_controls button kbd, .st-key-fd_controls button kbd * { font-size: 18px !important; }
@@ -222,11 +222,8 @@ def play_controls(
     if not playing and play_upto() is not None:
         # Paused mid-way: one event back or on (the clicker's ← and → move these, not Undo
         # and Step, while they are here).
-        for key, label, icon, by in (
-            ("play_back", "Event", ":material/chevron_left:", -1),
-            ("play_next", "Event", ":material/chevron_right:", 1),
-        ):
-            st.button(label, key=key, icon=icon, on_click=_move, args=(by,),
+        for key, label, by in (("play_back", "←", -1), ("play_next", "→", 1)):
+            st.button(label, key=key, on_click=_move, args=(by,),
                       help="One event back (←)" if by < 0 else "One event on (→)")  # fmt: skip
     if not playing and not kept() and state.events:
         # Nothing to tell (no playback, no caption kept from the last one): no caption line,

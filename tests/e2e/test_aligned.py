@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from flowdebug.render.aligned_svg import SELECTED
 from tests.e2e.app_server import ROOT, wait_idle
+from tests.e2e.test_projector import fresh
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 WIDTH, HEIGHT = 1280, 720
@@ -42,6 +43,7 @@ def page(browser, server):
     pg.goto(server, wait_until="domcontentloaded")
     pg.locator(".st-key-step button").first.wait_for()
     wait_idle(pg)
+    fresh(pg)  # the app opens on the session saved last: another test's
     yield pg
     ctx.close()
 
