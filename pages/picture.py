@@ -14,6 +14,7 @@ from functools import partial
 from importlib import resources
 
 import streamlit as st
+from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
 
 from flowdebug.engine.session_state import SessionState
 from flowdebug.render import teaching as slide
@@ -22,12 +23,24 @@ from flowdebug.views.teaching import Picture, picture
 from pages import common
 from pages import graphs as drawing
 
-_ASSETS = resources.files("flowdebug.views") / "picture"
+_NAME = "flowdebug.teaching_picture"
+
+
+def _asset(name: str) -> str:
+    """``name`` as a file Streamlit serves once to each browser, when it found the component's
+    ``asset_dir`` in the installed package (pyproject.toml's ``[[tool.streamlit.component.
+    components]]``); otherwise its text, which every message that draws the picture carries
+    (12 KB a Step)."""
+    if get_bidi_component_manager().get_component_asset_root(_NAME) is not None:
+        return name
+    return (resources.files("flowdebug.views") / "picture" / name).read_text(encoding="utf-8")
+
+
 _PICTURE = st.components.v2.component(
-    "flowdebug.teaching_picture",
+    _NAME,
     html="",
-    css=(_ASSETS / "picture.css").read_text(encoding="utf-8"),
-    js=(_ASSETS / "picture.js").read_text(encoding="utf-8"),
+    css=_asset("picture.css"),
+    js=_asset("picture.js"),
     isolate_styles=False,  # plain page DOM: the picture's header sticks under the control bar
 )
 LIT = "fd_event"  # the event lit in every column (shared with the aligned view's picker)
