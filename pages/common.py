@@ -29,6 +29,7 @@ from flowdebug.store.owners import NotOwner
 from flowdebug.store.sessions import StaleSession, Store, open_store
 from flowdebug.views import vendors
 from flowdebug.views.debugger import status_words
+from flowdebug.views.new_session import session_name
 from pages import lifetime
 from pages.browser import keep_owner_cookie, owner
 
@@ -307,7 +308,13 @@ def refresh_status(step: bool = True) -> None:
     s = session()
     at = f" · step {s.state.step}" if step else ""
     status = status_words(s.state.status)  # in words: "waiting for your approval"
-    text = f"Scenario **{literal(s.state.scenario or '(imported)')}**{at} · {literal(status)}"
+    first = next((m.text for m in s.conversation.messages if m.role == "user"), "")
+    what = (  # a session of your own, or imported, by its first user message
+        f"Scenario **{literal(s.state.scenario)}**"
+        if s.state.scenario
+        else f"Session **{literal(session_name(first, 40))}**"
+    )
+    text = f"{what}{at} · {literal(status)}"
     # A Step reruns only its fragment, which may write the slot only if it wrote it in the
     # last full run too (Streamlit reserves the place then): a full run always writes it.
     ctx = get_script_run_ctx()

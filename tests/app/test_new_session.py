@@ -60,6 +60,10 @@ def test_a_new_session_with_your_own_tool_is_played_by_the_offline_model_with_pr
     # Named from its first user message, in the list and in the store.
     assert any("Created “Find flights from Paris to Tokyo" in s.value for s in app.success)
     assert {i.id: i.name for i in open_store().list()}[state.id] == PROMPT
+    # The sidebar names it by its first message too (not "(imported)").
+    assert shown(app.session_state.fd_status_text) == (
+        "Session **Find flights from Paris to Tokyo on…** · step 0 · ready"
+    )
 
 
 def test_the_new_session_resumed_on_the_debugger_calls_your_tool_with_the_prompts_arguments():
