@@ -51,7 +51,10 @@ def _messages(
                         path,
                         f"{', '.join(dropped)} blocks cannot go in the system prompt",
                     )
-                system.append("".join(b["text"] for b in blocks if "text" in b))
+                # Bedrock: a SystemContentBlock's text is at least 1 character long.
+                text = "".join(b["text"] for b in blocks if "text" in b)
+                if text:
+                    system.append(text)
                 continue
             case "tool":
                 # Bedrock: the results of a parallel batch go back in one user message, and
