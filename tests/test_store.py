@@ -96,6 +96,28 @@ def same(a: SessionState, b: SessionState) -> bool:
 # -- saving and loading ----------------------------------------------------------------------
 
 
+def test_a_long_session_saved_step_by_step_reads_back_after_undos_of_any_length(store_url):
+    # Rows are deflated against their block's first rows (flowdebug.store.compress): an undo
+    # rewrites a list from inside a block, whose first rows the save then reads back.
+    session, revision = long_session(1), 0
+    with open_store(store_url) as store:
+        for target, back in ((260, 1), (270, 3), (280, 20), (300, 9)):
+            while len(session.state.conversation.messages) < target:
+                session.step()
+                revision = store.save(session.state, expected=revision).revision
+            session.undo(back)
+            revision = store.save(session.state, expected=revision).revision
+        session.step()
+        store.save(session.state, expected=revision)
+    with open_store(store_url) as fresh:
+        assert same(fresh.load(session.state.id), session.state)
+        with fresh._db.transaction() as tx:
+            rows = tx.one("SELECT COUNT(*), COUNT(zbody), SUM(LENGTH(body)) FROM flowdebug_items")
+    assert rows is not None
+    count, compressed, text = rows
+    assert count > 1_000 and compressed > count * 0.9 and text < 50 * count
+
+
 def test_a_saved_session_loads_back_identical(store: Store):
     s = tasks()
     s.run()

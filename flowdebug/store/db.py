@@ -50,17 +50,21 @@ class Tx:
         self._cur.execute(self._sql(sql), params)
         return list(self._cur.fetchall())
 
-    def insert_items(self, rows: list[tuple[str, str, int, str]]) -> None:
-        """Many item rows at once (PostgreSQL: ``COPY``, far faster than one INSERT each)."""
+    def insert_items(self, rows: list[tuple[str, str, int, str, bytes | None]]) -> None:
+        """Many item rows at once, (session, list, idx, body, zbody) each (PostgreSQL:
+        ``COPY``, far faster than one INSERT each)."""
         if not rows:
             return
         if self.postgres:
-            with self._cur.copy("COPY flowdebug_items (session, list, idx, body) FROM STDIN") as cp:
+            sql = "COPY flowdebug_items (session, list, idx, body, zbody) FROM STDIN"
+            with self._cur.copy(sql) as cp:
                 for row in rows:
                     cp.write_row(row)
         else:
             self._cur.executemany(
-                "INSERT INTO flowdebug_items (session, list, idx, body) VALUES (?, ?, ?, ?)", rows
+                "INSERT INTO flowdebug_items (session, list, idx, body, zbody)"
+                " VALUES (?, ?, ?, ?, ?)",
+                rows,
             )
 
     def insert_values(self, session_id: str, values: dict[str, str]) -> None:
@@ -183,7 +187,20 @@ def _m4_rooms(tx: Tx) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[Tx], None]] = [_m1_sessions, _m2_owner, _m3_values, _m4_rooms]
+def _m5_compressed(tx: Tx) -> None:
+    # Item rows deflated against their block's first rows (flowdebug.store.compress): the
+    # bytes in zbody, body then empty. Rows already there stay text (zbody NULL).
+    blob = "BYTEA" if tx.postgres else "BLOB"
+    tx.execute(f"ALTER TABLE flowdebug_items ADD COLUMN zbody {blob}")
+
+
+MIGRATIONS: list[Callable[[Tx], None]] = [
+    _m1_sessions,
+    _m2_owner,
+    _m3_values,
+    _m4_rooms,
+    _m5_compressed,
+]
 _PG_LOCK = 0x666C6F77  # advisory lock id: app servers starting together migrate one at a time
 
 

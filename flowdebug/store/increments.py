@@ -9,11 +9,13 @@ store remembers which values it knows are stored, so a step writes only the valu
 
 from __future__ import annotations
 
+import operator
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from flowdebug.store.compress import decode, encode_list
 from flowdebug.store.db import Tx
 from flowdebug.store.packing import Packer
 from flowdebug.store.rows import LISTS, item_json
@@ -62,6 +64,8 @@ class WrittenCache:
 
 def first_change(old: list[Any], new: list[Any]) -> int:
     """The first index where ``new`` holds another object than ``old``."""
+    if len(old) <= len(new) and all(map(operator.is_, old, new)):  # a step: in C, no loop
+        return len(old)
     for i, (a, b) in enumerate(zip(old, new, strict=False)):
         if a is not b:
             return i
@@ -91,9 +95,21 @@ def write_changes(
     """Replace each planned list's rows from its first changed index on, and add ``values``.
     A value left behind by a replaced row (an undone step) stays: a redo often needs it."""
     tx.insert_values(session_id, values)
-    for kind, (start, rows) in plan.items():
+    for kind, (start, texts) in plan.items():
         tx.execute(
             "DELETE FROM flowdebug_items WHERE session = ? AND list = ? AND idx >= ?",
             (session_id, kind, start),
         )
-        tx.insert_items([(session_id, kind, start + i, body) for i, body in enumerate(rows)])
+
+        def earlier(keys: range, kind: str = kind) -> list[str]:
+            rows = tx.all(
+                "SELECT body, zbody FROM flowdebug_items WHERE session = ? AND list = ?"
+                " AND idx >= ? AND idx < ? ORDER BY idx",
+                (session_id, kind, keys.start, keys.stop),
+            )
+            return [decode((body, packed), None) for body, packed in rows]
+
+        rows = encode_list(start, texts, earlier)
+        tx.insert_items(
+            [(session_id, kind, start + i, body, z) for i, (body, z) in enumerate(rows)]
+        )

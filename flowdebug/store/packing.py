@@ -5,7 +5,10 @@ codec's encoding, the SDK's body, its exact text), and an execution repeats its 
 and result: saved as they are, a session grows with the square of its length. Packed, every
 object, array and string of :data:`MIN_BYTES` or more is a row of ``flowdebug_values`` keyed by
 its hash, and the item says ``{"$fd":"<hash>"}`` in its place; a value already stored (an
-earlier exchange's messages, the message an execution repeats) is not stored again.
+earlier exchange's messages) is not stored again. An element of a long array is shared from
+:data:`ELEMENT_BYTES` on; the item itself always stays in its row, where
+:mod:`flowdebug.store.compress` deflates it against its neighbours (an execution repeating
+its message's call costs a few bytes there).
 
 A long array is a tree of chunks cut where an element's hash says (content-defined chunking,
 as in prolly trees): appending elements leaves the earlier chunks as they were, so a request
@@ -29,7 +32,8 @@ from typing import Any
 from flowdebug.store.errors import StoreError
 
 PACKED = "@"
-MIN_BYTES = 64  # a value shorter than this stays inline: a reference costs 27 bytes
+MIN_BYTES = 512  # a value shorter than this stays inline: its row compresses it with its neighbours
+ELEMENT_BYTES = 64  # the same for an element of a long array: a reference costs 27 bytes
 FANOUT = 8  # elements per chunk, on average
 MAX_CHUNK = 64
 _REF = re.compile(r'\{"\$fd([sj]?)":"([0-9a-f]{16})"\}')
@@ -55,20 +59,26 @@ class Packer:
         self.values.setdefault(h, text)
         return f'{{"$fd{kind}":"{h}"}}'
 
-    def _pack(self, value: Any) -> str:
+    def _object(self, value: dict[str, Any]) -> str:
+        return "{" + ",".join(f"{_dumps(k)}:{self._pack(v)}" for k, v in value.items()) + "}"
+
+    def _pack(self, value: Any, least: int = MIN_BYTES) -> str:
         if isinstance(value, dict):
-            text = "{" + ",".join(f"{_dumps(k)}:{self._pack(v)}" for k, v in value.items()) + "}"
+            text = self._object(value)
         elif isinstance(value, list):
-            text = "[" + ",".join(self._chunks([self._pack(v) for v in value])) + "]"
+            # A long array's elements (a history) are shared from a smaller size on: its
+            # chunks then hold references, and a chunk rewritten by an append stays small.
+            each = ELEMENT_BYTES if len(value) > FANOUT else MIN_BYTES
+            text = "[" + ",".join(self._chunks([self._pack(v, each) for v in value])) + "]"
         elif isinstance(value, str):
             text = _dumps(value)
-            if len(text) >= MIN_BYTES and value[:1] in "{[":
+            if len(text) >= least and value[:1] in "{[":
                 body = _json_text(value)
                 if body is not None:
                     return self._keep(self._pack(body), "j")
         else:
             return _dumps(value)
-        return self._keep(text) if len(text) >= MIN_BYTES else text
+        return self._keep(text) if len(text) >= least else text
 
     def _chunks(self, level: list[str]) -> list[str]:
         while len(level) > FANOUT:
@@ -84,7 +94,10 @@ class Packer:
         """The row body of one item given its JSON text (an object)."""
         if _MARK in item_text:
             return item_text
-        return PACKED + self._pack(json.loads(item_text))
+        # The item itself stays in its row (only its larger values are shared): rows are
+        # compressed against their neighbours (flowdebug.store.compress), hashes are not.
+        value = json.loads(item_text)
+        return PACKED + (self._object(value) if isinstance(value, dict) else self._pack(value))
 
 
 def _json_text(text: str) -> Any | None:

@@ -37,6 +37,7 @@ from pydantic import ValidationError
 from flowdebug.engine.session_state import SessionState
 from flowdebug.errors import UsageError, json_path
 from flowdebug.redact import secret_values
+from flowdebug.store.compress import decode_list, encode_list
 from flowdebug.store.db import StoreError, Tx, default_path, migrate, open_database
 from flowdebug.store.increments import Written, WrittenCache, plan_changes, write_changes
 from flowdebug.store.owners import check_owner, owner_key
@@ -172,13 +173,17 @@ class Store:
                 packer = Packer()  # the whole session: only what it needs
                 tx.execute("DELETE FROM flowdebug_items WHERE session = ?", (state.id,))
                 tx.execute("DELETE FROM flowdebug_values WHERE session = ?", (state.id,))
-                tx.insert_items(
-                    [
-                        (state.id, kind, i, packer.pack(item_json(kind, i, item, secrets)))
-                        for kind in LISTS
+                rows: list[tuple[str, str, int, str, bytes | None]] = []
+                for kind in LISTS:
+                    texts = [
+                        packer.pack(item_json(kind, i, item, secrets))
                         for i, item in enumerate(items[kind])
                     ]
-                )
+                    rows += [
+                        (state.id, kind, i, body, z)
+                        for i, (body, z) in enumerate(encode_list(0, texts, _nothing))
+                    ]
+                tx.insert_items(rows)
                 tx.insert_values(state.id, packer.values)
                 stored, added = set(packer.values), set[str]()
             name, parent = name or old_name, parent or old_parent
@@ -241,16 +246,18 @@ class Store:
                 raise UsageError(f"no saved session {session_id!r}")
             check_owner(session_id, row[3], owner)
             rows = tx.all(
-                "SELECT list, body FROM flowdebug_items WHERE session = ? ORDER BY list, idx",
+                "SELECT list, body, zbody FROM flowdebug_items WHERE session = ?"
+                " ORDER BY list, idx",
                 (session_id,),
             )
             values = dict(
                 tx.all("SELECT hash, body FROM flowdebug_values WHERE session = ?", (session_id,))
             )
         unpack = unpacker(values)
-        bodies: dict[str, list[str]] = {}
-        for kind, body in rows:
-            bodies.setdefault(kind, []).append(unpack(body))
+        stored: dict[str, list[tuple[str, bytes | None]]] = {}
+        for kind, body, packed in rows:
+            stored.setdefault(kind, []).append((body, packed))
+        bodies = {kind: [unpack(t) for t in decode_list(r)] for kind, r in stored.items()}
         try:
             state = SessionState.model_validate_json(assemble(row[0], row[1], bodies))
         except ValidationError as e:
@@ -359,8 +366,8 @@ class Store:
                 (new_id, name or f"{old_name} (copy)", now, now, session_id),
             )
             tx.execute(
-                "INSERT INTO flowdebug_items (session, list, idx, body)"
-                " SELECT ?, list, idx, body FROM flowdebug_items WHERE session = ?",
+                "INSERT INTO flowdebug_items (session, list, idx, body, zbody)"
+                " SELECT ?, list, idx, body, zbody FROM flowdebug_items WHERE session = ?",
                 (new_id, session_id),
             )
             tx.execute(
@@ -400,6 +407,10 @@ class Store:
             tx.execute("DELETE FROM flowdebug_values WHERE session = ?", (session_id,))
             tx.execute("DELETE FROM flowdebug_sessions WHERE id = ?", (session_id,))
         self._written.remember(session_id, None)
+
+
+def _nothing(keys: range) -> list[str]:
+    return []  # a whole list is written from its first row: no row comes before
 
 
 def _default_name(state: SessionState) -> str:
