@@ -15,11 +15,11 @@ from flowdebug.protocols.openai_responses.fields import (
     OUTPUT_KEYS,
     PROTOCOL,
     REASONING_KEYS,
+    DerivedIds,
     call_item_id,
     details,
     extras,
     joined,
-    next_derived,
     parse_arguments,
     reasoning_basis,
 )
@@ -34,12 +34,12 @@ class ItemDecoder:
         self.w = warnings
         self.turns: list[tuple[str, dict[str, Any] | None, list[Part]]] = []
         self.call_names: dict[str, str] = {}
-        self._used: set[str] = set()  # item ids so far, as the encoder's ``unique`` sees them
+        self._ids = DerivedIds()  # item ids so far, as the encoder's ``unique`` sees them
 
     def _derived(self, item_id: str, prefix: str, basis: str) -> bool:
         """Whether ``item_id`` is the one the encoder would have made up here."""
-        candidate = next_derived(prefix, basis, self._used)
-        self._used.add(item_id)
+        candidate = self._ids.next(prefix, basis)
+        self._ids.add(item_id)
         return item_id == candidate
 
     def messages(self) -> list[Message]:

@@ -40,11 +40,11 @@ from flowdebug.protocols.openai_responses.fields import (
     OUTPUT_KEYS,
     PROTOCOL,
     REASONING_KEYS,
+    DerivedIds,
     arguments_text,
     call_item_id,
     image_url,
     joined,
-    next_derived,
     own,
     reasoning_basis,
 )
@@ -60,7 +60,7 @@ class ItemEncoder:
         self.w = warnings
         self._names: dict[str, str] = {}
         self._call_ids: dict[str, str] = {}
-        self._used: set[str] = set()
+        self._ids = DerivedIds()
 
     def tool_name(self, name: str, path: str) -> str:
         """The legal spelling of ``name``, named at every path where it changes (each path
@@ -99,10 +99,10 @@ class ItemEncoder:
     def unique(self, explicit: Any, prefix: str, basis: str) -> str:
         """``explicit`` when given, else an id derived from ``basis`` not yet used here."""
         if isinstance(explicit, str) and explicit:
-            self._used.add(explicit)
+            self._ids.add(explicit)
             return explicit
-        candidate = next_derived(prefix, basis, self._used)
-        self._used.add(candidate)
+        candidate = self._ids.next(prefix, basis)
+        self._ids.add(candidate)
         return candidate
 
     # -- messages -------------------------------------------------------------------------

@@ -48,14 +48,30 @@ def derived_id(prefix: str, basis: str) -> str:
     return f"{prefix}_{_digest(basis)}"
 
 
-def next_derived(prefix: str, basis: str, used: set[str]) -> str:
-    """The derived id of ``basis`` that is not in ``used`` yet: equal contents in one
-    payload (two "ok" messages) get distinct item ids, and the decoder recognises them."""
-    candidate, n = derived_id(prefix, basis), 0
-    while candidate in used:
-        n += 1
-        candidate = derived_id(prefix, f"{basis}\x00#{n}")
-    return candidate
+class DerivedIds:
+    """The item ids one payload has used so far, and the derived ids it makes up for content
+    that arrived without one: equal contents (two "ok" messages) get distinct ids,
+    ``derived_id(prefix, basis)``, then ``basis`` with ``#1``, ``#2``... appended, the first
+    not used yet, and the decoder recognises them. Ids are only ever added, so the search
+    for a basis starts where its last one ended: linear in the payload, not quadratic in the
+    number of equal contents."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+        self._tried: dict[tuple[str, str], int] = {}  # (prefix, basis) -> its n last returned
+
+    def add(self, item_id: str) -> None:
+        self.used.add(item_id)
+
+    def next(self, prefix: str, basis: str) -> str:
+        """The derived id of ``basis`` that is not used yet (not added: the caller adds)."""
+        n = self._tried.get((prefix, basis), 0)
+        candidate = derived_id(prefix, f"{basis}\x00#{n}" if n else basis)
+        while candidate in self.used:
+            n += 1
+            candidate = derived_id(prefix, f"{basis}\x00#{n}")
+        self._tried[(prefix, basis)] = n
+        return candidate
 
 
 def call_item_id(call_id: str) -> str:
