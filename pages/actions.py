@@ -15,7 +15,7 @@ import streamlit as st
 from flowdebug.engine.debugger import Session
 from flowdebug.engine.jobs import Job
 from flowdebug.errors import FlowdebugError
-from pages import common
+from pages import common, flash
 
 # Step / Step turn / Run as the pages offer them. A click only queues its action; the page
 # runs it (run_queued) before it draws its buttons, which then show the state it left:
@@ -53,9 +53,9 @@ def run_here(action: Callable[[Session], Any], label: str) -> Any:
     try:
         return action(s)
     except FlowdebugError as e:
-        st.session_state.fd_error = str(e)
+        flash.error(str(e))
     except Exception as e:  # a bug must not lose the session: show it
-        st.session_state.fd_error = f"{type(e).__name__}: {e}"
+        flash.error(f"{type(e).__name__}: {e}")
     return None
 
 
@@ -90,7 +90,7 @@ def run_action(action: Callable[[Session], Any], label: str) -> Any:
     try:
         return job.finish()
     except FlowdebugError as e:
-        st.session_state.fd_error = str(e)
+        flash.error(str(e))
     except Exception as e:  # a bug must not lose the session: show it
-        st.session_state.fd_error = f"{type(e).__name__}: {e}"
+        flash.error(f"{type(e).__name__}: {e}")
     return None

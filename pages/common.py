@@ -30,7 +30,7 @@ from flowdebug.store.sessions import StaleSession, Store, open_store
 from flowdebug.views import vendors
 from flowdebug.views.debugger import status_words
 from flowdebug.views.new_session import session_name
-from pages import lifetime
+from pages import flash, lifetime
 from pages.browser import keep_owner_cookie, owner
 
 DEFAULT_SCENARIO = "weather"
@@ -75,11 +75,11 @@ def _store_save(state: SessionState, parent: str | None = None) -> None:
             state, parent=parent, expected=revisions.get(state.id, 0), owner=owner()
         )
     except StaleSession as e:  # the newer steps stay saved; this tab says how to see them
-        st.session_state.fd_error = str(e)
+        flash.error(str(e))
         st.session_state.fd_stale = state.id
         return
     except Exception as e:  # the session in memory is intact; say so, do not lose it
-        st.session_state.fd_error = f"could not save the session: {e}"
+        flash.error(f"could not save the session: {e}")
         return
     revisions[state.id] = saved.revision
 
@@ -99,14 +99,14 @@ def session() -> Session:
             try:
                 open_saved(wanted)
             except NotOwner as e:
-                st.session_state.fd_error = str(e)
+                flash.error(str(e))
             except FlowdebugError as e:
-                st.session_state.fd_error = f"could not reopen session {wanted}: {e}"
+                flash.error(f"could not reopen session {wanted}: {e}")
         elif last := next(iter(store().list(owner=owner())), None):
             try:  # opening the app resumes the session saved last, rather than a new one
                 open_saved(last.id)
             except FlowdebugError as e:
-                st.session_state.fd_error = f"could not reopen your last session: {e}"
+                flash.error(f"could not reopen your last session: {e}")
         if "fd_session" not in st.session_state:
             set_session(Session.from_scenario(DEFAULT_SCENARIO))
     return st.session_state.fd_session
@@ -150,7 +150,7 @@ def notice_newer() -> None:
         return
     if stored is not None and stored != known:
         st.session_state.fd_stale = sid
-        st.session_state.fd_error = (
+        flash.error(
             "this session was changed in another tab or on another app server since this tab "
             "read it: reload to see the newer steps (a change made here would be refused, "
             "and nothing saved would be overwritten)"
@@ -192,7 +192,7 @@ def _apply_player() -> None:
     try:
         session().player = make_player(choice, session().state.scenario)
     except FlowdebugError as e:
-        st.session_state.fd_error = str(e)
+        flash.error(str(e))
         return
     st.session_state.fd_player_choice = choice
 
@@ -373,11 +373,13 @@ def scenario_names() -> list[str]:
     return scenarios.names()
 
 
-def show_error() -> None:
-    """The last refused action's reason, shown once."""
-    message = st.session_state.pop("fd_error", None)
-    if message:
-        st.error(literal(message), icon="⛔")
+def show_error() -> list[flash.Flash]:
+    """The last action's outcome, shown once at the top of the page (and, when this tab's
+    copy of the session is older than the saved one, the button that reads it again). A
+    message meant for a place further down the page is given back with the others for the
+    page to show there (:func:`flash.show`)."""
+    said = flash.take()
+    flash.show(said)
     if st.session_state.get("fd_stale") == session().state.id:
         st.button(
             "Reload the newer steps",
@@ -386,3 +388,4 @@ def show_error() -> None:
             type="primary",
             help="This tab's copy is older than the saved session: read the saved one",
         )
+    return said

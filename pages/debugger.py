@@ -25,7 +25,7 @@ from flowdebug.views.debugger import (
 )
 from flowdebug.views.debugger import WINDOW as GRAPH_WINDOW
 from flowdebug.views.history import part_summary
-from pages import actions, common, play, projector
+from pages import actions, common, flash, play, projector
 from pages import graphs as drawing
 from pages import picture as teaching
 
@@ -43,7 +43,7 @@ def _undo() -> None:
     try:
         common.session().undo()
     except FlowdebugError as e:
-        st.session_state.fd_error = str(e)
+        flash.error(str(e))
 
 
 def _reset() -> None:

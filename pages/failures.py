@@ -12,13 +12,13 @@ from flowdebug.views.failures import (
     preview,
 )
 from flowdebug.views.protocols import LEVEL_ICONS, VERDICT_ICONS, verdict_badge
-from pages import common
+from pages import common, flash
 
 common.sidebar()
 
 
 def _refuse(e: Exception) -> None:
-    st.session_state.fd_error = str(e)
+    flash.error(str(e))
 
 
 def _apply() -> None:
@@ -66,8 +66,8 @@ def _restart() -> None:
     faults = list(s.state.faults)
     common.load_scenario(s.state.scenario)
     common.session().set_faults(faults)
-    st.session_state.fd_notice = (
-        f"Restarted **{common.literal(s.state.scenario)}** with "
+    flash.say(
+        f"Restarted {s.state.scenario} with "
         f"{len(faults)} fault(s): step through it on the Debugger."
     )
 
@@ -75,9 +75,6 @@ def _restart() -> None:
 s = common.session()
 st.title("Failures")
 common.show_error()
-notice = st.session_state.pop("fd_notice", None)
-if notice:
-    st.success(notice, icon="🔁")
 
 with st.expander("Fault catalog", expanded=not s.state.faults):
     st.table(catalog_rows(), border="horizontal")  # a table wraps the descriptions whole

@@ -2,6 +2,7 @@
 call/result pairing checked and the protocol linter's findings."""
 
 import json
+from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
@@ -24,7 +25,7 @@ from flowdebug.views.history import (
     register,
     revision,
 )
-from pages import common
+from pages import common, flash
 
 PAGE = 25  # messages shown at once: a long history stays quick
 ROLE_ICONS = {"user": "🧑", "assistant": "🤖", "tool": "🛠️", "system": "⚙️"}
@@ -41,9 +42,9 @@ def _edit(action, done: str, where: str = "") -> None:
     try:
         action(common.session())
     except FlowdebugError as e:
-        st.session_state.history_error = (where, f"Nothing changed — {e}")
+        flash.error(f"Nothing changed — {e}", where=where or flash.TOP)
         return
-    st.session_state.history_notice = done
+    flash.say(done)
 
 
 def _save_part(i: int, j: int) -> None:
@@ -75,7 +76,7 @@ def _fork(i: int) -> None:
     name, fork = add_fork(branches, common.session(), i)
     common.set_session(fork, parent=parent)
     st.session_state.branch = name
-    st.session_state.history_notice = f"Forked after message {i}: now on branch “{name}”."
+    flash.say(f"Forked after message {i}: now on branch “{name}”.")
 
 
 def _rerun(i: int) -> None:
@@ -84,14 +85,14 @@ def _rerun(i: int) -> None:
     try:
         again = rerun.rerun(current, i)
     except FlowdebugError as e:
-        st.session_state.history_error = ("", f"Not re-run — {e}")
+        flash.error(f"Not re-run — {e}")
         return
     branches = st.session_state.setdefault("fd_branches", {})
     name = add_branch(branches, current, again.fork, f"re-run after message {i}")
     common.set_session(again.fork, parent=current.state.id)
     st.session_state.branch = name
     st.session_state.rerun_view = again
-    st.session_state.history_notice = f"Re-ran the turn after message {i}: now on “{name}”."
+    flash.say(f"Re-ran the turn after message {i}: now on “{name}”.")
 
 
 def _rerun_view(again: rerun.Rerun) -> None:
@@ -132,8 +133,7 @@ def _undo() -> None:
 
 def _show_refusal(key: str) -> None:
     """The reason an edit was refused, right under the editor it came from."""
-    if refused and refused[0] == key:
-        st.error(common.literal(refused[1]), icon="⛔")
+    if flash.show(refused, key):
         shown.add(key)
 
 
@@ -184,12 +184,9 @@ st.caption(
     f"{common.literal(s.state.status_text)}. "
     "Edit a part as JSON and press Save; an invalid edit is refused with its reason."
 )
-common.show_error()
-refused = st.session_state.pop("history_error", None)  # (editor key, reason)
+refused = common.show_error()  # a refusal meant for an editor's place
 top_error = st.empty()  # the reason goes here unless its editor is shown below
 shown: set[str] = set()
-if notice := st.session_state.pop("history_notice", None):
-    st.success(common.literal(notice), icon="✅")
 last_rerun = st.session_state.get("rerun_view")
 if last_rerun is not None and last_rerun.fork.state.id == s.state.id:
     with st.expander("Re-run: before and after", expanded=True):
@@ -294,7 +291,7 @@ for i in range(start, min(n, start + PAGE)):
                 "Save", key=f"save_part_{i}_{j}", on_click=_save_part, args=(i, j), width="stretch"
             )
             _show_refusal(f"part_{i}_{j}")
-        opened = bool(refused) and refused[0] in (f"msg_{i}", f"ins_body_{i}")
+        opened = any(f.where in (f"msg_{i}", f"ins_body_{i}") for f in refused)
         with st.expander("Edit the whole message · insert a message after it", expanded=opened):
             whole, insert = st.columns(2, gap="large")
             with whole:
@@ -320,5 +317,5 @@ for i in range(start, min(n, start + PAGE)):
                 )
                 _show_refusal(f"ins_body_{i}")
 
-if refused and refused[0] not in shown:
-    top_error.error(common.literal(refused[1]), icon="⛔")
+elsewhere = [replace(f, where=flash.TOP) for f in refused if f.where not in (flash.TOP, *shown)]
+flash.show(elsewhere, into=top_error)  # their editors are not on this page

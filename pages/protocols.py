@@ -14,7 +14,7 @@ from flowdebug.views.protocols import (
     step_views,
     verdict_badge,
 )
-from pages import actions, common
+from pages import actions, common, flash
 
 common.sidebar()
 
@@ -23,7 +23,7 @@ def _undo() -> None:
     try:
         common.session().undo()
     except FlowdebugError as e:
-        st.session_state.fd_error = str(e)
+        flash.error(str(e))
 
 
 st.title("Protocols")

@@ -14,7 +14,7 @@ from flowdebug.engine.session_state import SessionState
 from flowdebug.errors import FlowdebugError
 from flowdebug.store.rooms import Question, RoomClosed, Rooms
 from flowdebug.views import predictions
-from pages import common
+from pages import common, flash
 from pages.browser import owner
 
 ROOM_PAGE = "pages/room.py"
@@ -85,7 +85,7 @@ def try_it(code: str) -> None:
     try:
         mine = rooms().fork(code, owner=owner())
     except FlowdebugError as e:
-        st.session_state.fd_error = f"could not make your copy: {e}"
+        flash.error(f"could not make your copy: {e}")
         return
     common.open_saved(mine.id)  # with its scenario's player, as the Sessions page opens one
     st.session_state[FORKED] = mine.id
@@ -128,7 +128,7 @@ def _ask(code: str, state: SessionState, kind: str, vendor: str | None) -> None:
         shown = common.chosen_protocols()
         rooms().ask(code, predictions.make(kind, state, shown, vendor), owner=owner())
     except FlowdebugError as e:
-        st.session_state.fd_error = f"could not ask: {e}"
+        flash.error(f"could not ask: {e}")
 
 
 def host_panel() -> None:

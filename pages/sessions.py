@@ -11,7 +11,7 @@ from flowdebug.exchange import exports as exporting
 from flowdebug.exchange import imports as importing
 from flowdebug.exchange.tools import SCHEMA_SKELETON, ToolForm
 from flowdebug.views import new_session, vendors
-from pages import browser, common
+from pages import browser, common, flash
 
 common.sidebar()
 store = common.store()
@@ -28,9 +28,9 @@ common.show_error()
 def _act(action, done: str) -> None:
     try:
         action()
-        st.session_state.sessions_notice = done
+        flash.say(done)
     except FlowdebugError as e:
-        st.session_state.fd_error = str(e)
+        flash.error(str(e))
 
 
 def _open(session_id: str) -> None:
@@ -75,7 +75,7 @@ def _create() -> None:
     fresh = new_session.build(form)
     common.set_session(fresh)
     store.rename(fresh.state.id, new_session.name_of(form), owner=owner)
-    st.session_state.sessions_notice = (
+    flash.say(
         f"Created “{new_session.name_of(form)}” and opened it: step it on the Debugger."
     )
 
@@ -115,8 +115,6 @@ with st.expander("New session: your own prompt and tools"):
 
 # -- saved sessions ---------------------------------------------------------------------------
 saved = store.list(owner=owner)
-if notice := st.session_state.pop("sessions_notice", None):
-    st.success(common.literal(notice))
 st.dataframe(
     [
         {
@@ -252,7 +250,7 @@ if st.button("Import as a new session", key="imp_go", type="primary"):
         try:
             imported = importing.import_session(data, store=store, owner=owner)
             common.open_saved(imported.state.id)
-            st.session_state.sessions_notice = (
+            flash.say(
                 f"Imported {imported.source} as “{imported.name}” and opened it."
                 + "".join(f"\n\n⚠️ {w.message}" for w in imported.warnings)
             )

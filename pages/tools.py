@@ -24,7 +24,7 @@ from flowdebug.exchange.tools import (
 )
 from flowdebug.views import vendors
 from flowdebug.views.history import last_change, undo_tool_edit
-from pages import common
+from pages import common, flash
 
 NEW = "➕ New tool"
 FORM_KEYS = {f.name: f"tool_{f.name}" for f in fields(ToolForm)}
@@ -67,9 +67,9 @@ def _commit(change, notice: str, where: str) -> bool:
     try:
         common.session().set_toolset(change(_toolset()))
     except FlowdebugError as e:
-        st.session_state.tools_said = (where, "error", f"Nothing changed — {e}")
+        flash.error(f"Nothing changed — {e}", where=where)
         return False
-    st.session_state.tools_said = (where, "success", notice)
+    flash.say(notice, where=where)
     return True
 
 
@@ -91,7 +91,7 @@ def _import() -> None:
     try:
         imported = parse_tools(st.session_state.paste_text)
     except FlowdebugError as e:
-        st.session_state.tools_said = ("paste", "error", f"Nothing imported — {e}")
+        flash.error(f"Nothing imported — {e}", where="paste")
         return
     n = len(imported.tools)
     if _commit(lambda ts: import_tools(ts, imported.tools), f"Imported {n} tool(s).", "paste"):
@@ -101,15 +101,14 @@ def _import() -> None:
 def _undo() -> None:
     try:
         undo_tool_edit(common.session())
-        st.session_state.tools_said = ("top", "success", "Tool edit undone.")
+        flash.say("Tool edit undone.")
     except FlowdebugError as e:
-        st.session_state.tools_said = ("top", "error", f"Nothing changed — {e}")
+        flash.error(f"Nothing changed — {e}")
 
 
 def _say(where: str) -> None:
     """The outcome of the last action, beside the control it came from."""
-    if said and said[0] == where:
-        (st.error if said[1] == "error" else st.success)(common.literal(said[2]))
+    flash.show(said, where)
 
 
 # -- header and table -------------------------------------------------------------------------
@@ -134,9 +133,7 @@ st.caption(
     "model, each with a mock handler. "
     f"Findings are for: {', '.join(common.title(p) for p in chosen) or 'no protocol'}."
 )
-common.show_error()
-said = st.session_state.pop("tools_said", None)  # (where, kind, text)
-_say("top")
+said = common.show_error()  # the top's message shown; one meant for a control kept
 
 rows = tool_rows(toolset, findings, s.state.policy.default_timeout)
 if rows:

@@ -121,7 +121,7 @@ def test_restart_applies_the_faults_from_the_start_of_the_scenario(at):
     assert s.state.faults == [
         Fault(kind="exception", tool="get_weather", params={"message": "boom"})
     ]
-    assert "Restarted **weather**" in at.success[0].value
+    assert "Restarted weather" in at.success[0].value
     s.run()
     assert [r.text for r in s.conversation.messages[2].tool_results] == ["RuntimeError: boom"] * 2
 
