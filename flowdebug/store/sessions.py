@@ -8,9 +8,10 @@ PostgreSQL database (``postgresql://user@host/db``) that several app servers sha
 The app saves after every step with ``store.save(session.state)``. A session is stored as a
 small head (everything but the long lists) plus one row per message, trace event, execution
 and wire exchange (:mod:`flowdebug.store.rows`); a save writes only the items that are new
-since this store's last save of it (:mod:`flowdebug.store.increments`). When another process
-or server changed the session in between (its revision moved), the save rewrites the session
-whole.
+since this store's last save of it (:mod:`flowdebug.store.increments`), its larger values
+shared by hash (:mod:`flowdebug.store.packing`) and each row deflated against its neighbours
+(:mod:`flowdebug.store.compress`). When another process or server changed the session in
+between (its revision moved), the save rewrites the session whole.
 
 Every save moves the session's revision on by one. A save that says which revision it was
 based on (``expected``, what :meth:`Store.load_at` or the last save returned) is a
