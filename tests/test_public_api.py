@@ -7,6 +7,7 @@ import inspect
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -68,7 +69,8 @@ def test_an_unknown_name_is_an_attribute_error_and_submodules_still_import():
 
 def test_the_package_ships_its_type_information():
     assert (ROOT / "flowdebug" / "py.typed").is_file()
-    assert 'flowdebug = ["py.typed"]' in (ROOT / "pyproject.toml").read_text("utf-8")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    assert "py.typed" in project["tool"]["setuptools"]["package-data"]["flowdebug"]
 
 
 def test_importing_flowdebug_and_the_command_stays_light():

@@ -103,7 +103,7 @@ WARNING_CODES: dict[WarningCode, str] = {
     "block_dropped": "a wire block with no canonical form was left out",
     "call_id_renamed": "a call id the target rejects was rewritten to a legal one",
     "calls_missing": "an imported exchange names tool calls that are not in it",
-    "candidates_dropped": "only the first of several Gemini candidates is kept",
+    "candidates_dropped": "only the first of several candidates (alternative answers) is kept",
     "choice_dropped": "only the first of several Chat choices becomes the model turn",
     "content_dropped": "a content entry outside the canonical model was left out",
     "content_flattened": "a content list of one text block reads back as a plain string",
