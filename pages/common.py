@@ -32,6 +32,7 @@ from flowdebug.views.debugger import status_words
 from flowdebug.views.new_session import session_name
 from pages import flash, lifetime
 from pages.browser import keep_owner_cookie, owner
+from pages.text import literal
 
 DEFAULT_SCENARIO = "weather"
 APP_SCRIPT = "app.py"  # the app's entry point, which draws the sidebar around every page
@@ -348,20 +349,6 @@ def code_span(text: str) -> str:
     fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
     pad = " " if text[:1] == "`" or text[-1:] == "`" or not text else ""
     return f"{fence}{pad}{text}{pad}{fence}"
-
-
-# Every ASCII punctuation character: CommonMark lets a backslash make any of them literal, and
-# between them they start everything Markdown and Streamlit give a meaning to (links, images,
-# HTML, emphasis, code, headings, lists, tables, :color[...] directives, $math$).
-_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
-
-
-def literal(text: object) -> str:
-    """``text`` as Markdown that shows exactly as typed, for anything a person, a model, a
-    tool or an import supplied: no link, image, HTML, emphasis or heading can come of it.
-    Line breaks stay line breaks."""
-    escaped = _PUNCTUATION.sub(lambda m: "\\" + m.group(0), str(text))
-    return "  \n".join(line.strip() for line in escaped.splitlines())
 
 
 def literal_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 import streamlit as st
 
+from pages.text import literal
+
 Kind = Literal["success", "error", "info"]
 TOP = "top"
 _KEY = "fd_flash"
@@ -49,8 +51,6 @@ def take() -> list[Flash]:
 def show(said: list[Flash], where: str = TOP, into: Any = st) -> bool:
     """Show those of ``said`` that belong ``where`` (``into`` a container, else in place);
     True when there was one."""
-    from pages.common import literal  # common imports this module
-
     here = [f for f in said if f.where == where]
     for f in here:
         getattr(into, f.kind)(literal(f.text), icon=_ICONS[f.kind])
