@@ -7,7 +7,7 @@ values with no copies kept aside.
 
 import streamlit as st
 
-from pages import common, lifetime
+from ui import common, lifetime
 
 st.set_page_config(page_title="flowdebug", page_icon="🔁", layout="wide")
 if st.session_state.pop(common.COLLAPSE, False):  # presenter mode just turned on

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.procstat import rss_mb
 from flowdebug import protocols
-from flowdebug.engine.debugger import Session
+from flowdebug.engine.session.debugger import Session
 from flowdebug.store.rooms import RoomClosed, Rooms
 from flowdebug.store.sessions import open_store
 from flowdebug.views.debugger import refusals

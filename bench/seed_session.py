@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 
 try:
-    from flowdebug.engine.debugger import Session
+    from flowdebug.engine.session.debugger import Session
     from flowdebug.store.sessions import open_store
 except ImportError:  # a checkout from before the package had its floors (a "before" run)
     from flowdebug.debugger import Session

@@ -21,9 +21,9 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from flowdebug.engine.debugger import Session  # noqa: E402
-from flowdebug.engine.runtime import Policy  # noqa: E402
-from flowdebug.engine.session_state import SessionState  # noqa: E402
+from flowdebug.engine.execution.runtime import Policy  # noqa: E402
+from flowdebug.engine.session.debugger import Session  # noqa: E402
+from flowdebug.engine.session.session_state import SessionState  # noqa: E402
 from flowdebug.players import ScriptedPlayer, ScriptedTurn  # noqa: E402
 from sample_tools import toolset  # noqa: E402
 

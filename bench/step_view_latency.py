@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from codec_throughput import history
 
 from flowdebug import protocols
-from flowdebug.engine.debugger import Session
+from flowdebug.engine.session.debugger import Session
 from flowdebug.views import protocols as step_view
 
 NAMES = list(protocols.PROTOCOLS)

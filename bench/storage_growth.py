@@ -34,7 +34,7 @@ if not os.environ.get("PYTHONPATH"):
 
 import flowdebug
 from flowdebug import protocols
-from flowdebug.engine.debugger import Session
+from flowdebug.engine.session.debugger import Session
 from flowdebug.model import Conversation
 from flowdebug.players import ScriptedPlayer
 from flowdebug.players.base import PlayerTurn, WireExchange

@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from flowdebug.engine.debugger import Session  # noqa: E402
-from flowdebug.engine.runtime import Policy  # noqa: E402
-from flowdebug.engine.session_state import SessionState  # noqa: E402
+from flowdebug.engine.execution.runtime import Policy  # noqa: E402
+from flowdebug.engine.session.debugger import Session  # noqa: E402
+from flowdebug.engine.session.session_state import SessionState  # noqa: E402
 from flowdebug.model import Conversation, Message, Text  # noqa: E402
 from flowdebug.players import ScriptedPlayer, ScriptedTurn  # noqa: E402
 from flowdebug.store.sessions import Store, open_store  # noqa: E402

@@ -34,11 +34,11 @@ from typing import TYPE_CHECKING, Any
 __version__: str = _version("flowdebug")  # pyproject.toml's [project] version, the one place
 
 if TYPE_CHECKING:  # what type checkers and editors see; _EXPORTS below is what runs
-    from flowdebug.engine import scenarios
-    from flowdebug.engine.approval import Approve, Reject
-    from flowdebug.engine.debugger import Session
-    from flowdebug.engine.session_state import SessionState
-    from flowdebug.engine.trace import TraceEvent, lanes, sequence
+    from flowdebug.engine.execution.approval import Approve, Reject
+    from flowdebug.engine.session import scenarios
+    from flowdebug.engine.session.debugger import Session
+    from flowdebug.engine.session.session_state import SessionState
+    from flowdebug.engine.tracing.trace import TraceEvent, lanes, sequence
     from flowdebug.errors import CodecError, FlowdebugError, ProviderError, UsageError
     from flowdebug.exchange.exports import Export, Trace, export, trace, trace_schema
     from flowdebug.lint.finding import Finding
@@ -94,20 +94,20 @@ _EXPORTS: dict[str, str] = {
     "lint_tools": "flowdebug.lint.linter",
     "Finding": "flowdebug.lint.finding",
     # the step debugger
-    "Session": "flowdebug.engine.debugger",
-    "SessionState": "flowdebug.engine.session_state",
-    "Approve": "flowdebug.engine.approval",
-    "Reject": "flowdebug.engine.approval",
-    "scenarios": "flowdebug.engine",
+    "Session": "flowdebug.engine.session.debugger",
+    "SessionState": "flowdebug.engine.session.session_state",
+    "Approve": "flowdebug.engine.execution.approval",
+    "Reject": "flowdebug.engine.execution.approval",
+    "scenarios": "flowdebug.engine.session",
     # players
     "Player": "flowdebug.players",
     "ScriptedPlayer": "flowdebug.players",
     "ManualPlayer": "flowdebug.players",
     "live_player": "flowdebug.players",
     # graphs
-    "TraceEvent": "flowdebug.engine.trace",
-    "sequence": "flowdebug.engine.trace",
-    "lanes": "flowdebug.engine.trace",
+    "TraceEvent": "flowdebug.engine.tracing.trace",
+    "sequence": "flowdebug.engine.tracing.trace",
+    "lanes": "flowdebug.engine.tracing.trace",
     "to_dot": "flowdebug.render",
     "to_mermaid": "flowdebug.render",
     "to_svg": "flowdebug.render",

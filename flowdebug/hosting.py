@@ -41,7 +41,8 @@ from flowdebug.redact import strip_url_credentials
 SHARED_ENV = "FLOWDEBUG_SHARED"
 DISABLE_CODE_ENV = "FLOWDEBUG_DISABLE_CODE_HANDLERS"
 # A shared server's host may let code handlers run when the child is isolated from the
-# server (``1``), or even when it is not (``unisolated``): see flowdebug.engine.isolation.
+# server (``1``), or even when it is not (``unisolated``): see
+# flowdebug.engine.sandboxing.isolation.
 SHARED_CODE_ENV = "FLOWDEBUG_SHARED_CODE_HANDLERS"
 ALLOWED_MCP_URLS_ENV = "FLOWDEBUG_ALLOWED_MCP_URLS"
 ALLOWED_BASE_URLS_ENV = "FLOWDEBUG_ALLOWED_BASE_URLS"

@@ -4,15 +4,15 @@ description — which tool each picks, with which arguments, and whether they va
 import streamlit as st
 
 from flowdebug.emulator.server import Emulator
-from flowdebug.engine.player_choice import PlayerChoice, make_player
-from flowdebug.engine.trace import plural
+from flowdebug.engine.session.player_choice import PlayerChoice, make_player
+from flowdebug.engine.tracing.trace import plural
 from flowdebug.errors import FlowdebugError
 from flowdebug.players.live.settings import LIVE_PROTOCOLS
 from flowdebug.players.reading import ReadingPlayer
 from flowdebug.views.compare import ToolVariant, ab_test, compare, last_user_text
 from flowdebug.views.debugger import current_turn
 from flowdebug.views.phrasings import phrasings
-from pages import common, lifetime
+from ui import common, lifetime
 
 common.sidebar()
 s = common.session()

@@ -5,10 +5,10 @@ import json
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from flowdebug.engine import scenarios
-from flowdebug.engine.approval import Approve, Edit, Reject
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.session_state import Breakpoint
+from flowdebug.engine.execution.approval import Approve, Edit, Reject
+from flowdebug.engine.session import scenarios
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.session_state import Breakpoint
 from flowdebug.errors import FlowdebugError
 from flowdebug.model import Message
 from flowdebug.players import ManualPlayer
@@ -25,9 +25,9 @@ from flowdebug.views.debugger import (
 )
 from flowdebug.views.debugger import WINDOW as GRAPH_WINDOW
 from flowdebug.views.history import part_summary
-from pages import actions, common, flash, play, projector
-from pages import graphs as drawing
-from pages import picture as teaching
+from ui import actions, common, flash, play, projector
+from ui import graphs as drawing
+from ui import picture as teaching
 
 common.sidebar()
 s = common.session()
@@ -472,6 +472,6 @@ _settings()
 st.fragment(_cycle, key="fd_cycle")()
 
 # Rooms (issue 33), kept apart from this page: the instructor's room, or an attendee's way back.
-from pages.rooms import after_debugger  # noqa: E402
+from ui.rooms import after_debugger  # noqa: E402
 
 after_debugger()

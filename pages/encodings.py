@@ -8,7 +8,7 @@ import streamlit as st
 from flowdebug.errors import FlowdebugError
 from flowdebug.model import Conversation
 from flowdebug.views.encodings import encode_all, pasted, turns
-from pages import common
+from ui import common
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_tools" / "weather_conversation.json"
 

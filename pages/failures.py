@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from flowdebug.engine.faults import CATALOG
+from flowdebug.engine.execution.faults import CATALOG
 from flowdebug.errors import FlowdebugError
 from flowdebug.views.failures import (
     TARGETS,
@@ -12,7 +12,7 @@ from flowdebug.views.failures import (
     preview,
 )
 from flowdebug.views.protocols import LEVEL_ICONS, VERDICT_ICONS, verdict_badge
-from pages import common, flash
+from ui import common, flash
 
 common.sidebar()
 

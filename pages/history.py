@@ -25,7 +25,7 @@ from flowdebug.views.history import (
     register,
     revision,
 )
-from pages import common, flash
+from ui import common, flash
 
 PAGE = 25  # messages shown at once: a long history stays quick
 ROLE_ICONS = {"user": "🧑", "assistant": "🤖", "tool": "🛠️", "system": "⚙️"}

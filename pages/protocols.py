@@ -14,7 +14,7 @@ from flowdebug.views.protocols import (
     step_views,
     verdict_badge,
 )
-from pages import actions, common, flash
+from ui import actions, common, flash
 
 common.sidebar()
 

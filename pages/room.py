@@ -13,8 +13,8 @@ from flowdebug.views.debugger import (
     refusals,
     status_line,
 )
-from pages import common, rooms
-from pages import picture as teaching
+from ui import common, rooms
+from ui import picture as teaching
 
 SEEN = "fd_room_seen"  # the pulse this page was drawn at
 

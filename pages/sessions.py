@@ -11,7 +11,7 @@ from flowdebug.exchange import exports as exporting
 from flowdebug.exchange import imports as importing
 from flowdebug.exchange.tools import SCHEMA_SKELETON, ToolForm
 from flowdebug.views import new_session, vendors
-from pages import browser, common, flash
+from ui import browser, common, flash
 
 common.sidebar()
 store = common.store()

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from flowdebug import protocols
-from flowdebug.engine.trace import plural
+from flowdebug.engine.tracing.trace import plural
 from flowdebug.errors import FlowdebugError
 from flowdebug.exchange.tool_imports import import_tools, parse_tools
 from flowdebug.exchange.tools import (
@@ -24,7 +24,7 @@ from flowdebug.exchange.tools import (
 )
 from flowdebug.views import vendors
 from flowdebug.views.history import last_change, undo_tool_edit
-from pages import common, flash
+from ui import common, flash
 
 NEW = "➕ New tool"
 FORM_KEYS = {f.name: f"tool_{f.name}" for f in fields(ToolForm)}

@@ -14,9 +14,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from flowdebug import protocols
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.faults import parse_fault
-from flowdebug.engine.trace import Arrow, lanes, sequence
+from flowdebug.engine.execution.faults import parse_fault
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.tracing.trace import Arrow, lanes, sequence
 from flowdebug.render import to_png
 from flowdebug.render.aligned import DELTA, EVENT, Column, Delta, Metrics, table
 from flowdebug.render.aligned_svg import to_aligned_svg

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from flowdebug import protocols
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.faults import parse_fault
-from flowdebug.engine.trace import PHASES
+from flowdebug.engine.execution.faults import parse_fault
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.tracing.trace import PHASES
 from flowdebug.render import safe, to_png, to_svg
 from flowdebug.render.aligned_svg import MONO, SANS
 from flowdebug.views.debugger import aligned, refusals

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.faults import parse_fault
+from flowdebug.engine.execution.faults import parse_fault
+from flowdebug.engine.session.debugger import Session
 from flowdebug.views.debugger import refusals
 from flowdebug.views.teaching import Picture, picture
 

@@ -186,7 +186,7 @@ def test_run_with_a_fault_and_json_output(capsys):
 def test_run_json_is_the_trace_document_of_the_published_schema(capsys):
     import jsonschema
 
-    from flowdebug.engine.trace import TraceEvent
+    from flowdebug.engine.tracing.trace import TraceEvent
     from flowdebug.exchange.imports import import_session
 
     code, out, _ = run(capsys, "run", "destructive", "--reject", "--json")

@@ -16,8 +16,8 @@ import pytest
 from pydantic import BaseModel
 
 from flowdebug.cli.main import main
-from flowdebug.engine import scenarios
-from flowdebug.engine.runtime import Runtime
+from flowdebug.engine.execution.runtime import Runtime
+from flowdebug.engine.session import scenarios
 from flowdebug.mcp.client import close_all
 from tests.mcp_servers import ROOT, http_server
 

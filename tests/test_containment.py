@@ -11,11 +11,16 @@ import time
 import pytest
 
 from flowdebug import hosting
-from flowdebug.engine.canned_handlers import MAX_FIELD_WIDTH, Rule, RulesHandler, TemplateHandler
-from flowdebug.engine.handler_io import ToolContext
-from flowdebug.engine.handlers import CodeHandler
-from flowdebug.engine.isolation import ISOLATION_ENV
-from flowdebug.engine.sandbox import run_code
+from flowdebug.engine.execution.canned_handlers import (
+    MAX_FIELD_WIDTH,
+    Rule,
+    RulesHandler,
+    TemplateHandler,
+)
+from flowdebug.engine.execution.handler_io import ToolContext
+from flowdebug.engine.execution.handlers import CodeHandler
+from flowdebug.engine.sandboxing.isolation import ISOLATION_ENV
+from flowdebug.engine.sandboxing.sandbox import run_code
 
 
 @pytest.fixture(autouse=True)
@@ -209,7 +214,7 @@ def test_the_child_limits_its_processes_to_what_runs_plus_a_few():
 
     probe = (
         "import os, resource\n"
-        "from flowdebug.engine import sandbox_child\n"
+        "from flowdebug.engine.sandboxing import sandbox_child\n"
         "os.geteuid = lambda: 1000\n"  # the limit is set for any user but root, who ignores it
         "before = sandbox_child._user_tasks()\n"
         "sandbox_child._limit_resources(256, 16, 1 << 20)\n"

@@ -7,13 +7,13 @@ import json
 import pytest
 
 from flowdebug import protocols
-from flowdebug.engine import scenarios
-from flowdebug.engine.approval import Approve, Edit, Reject
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.edits import EditError
-from flowdebug.engine.faults import parse_fault
-from flowdebug.engine.session_state import Breakpoint
-from flowdebug.engine.trace import sequence
+from flowdebug.engine.execution.approval import Approve, Edit, Reject
+from flowdebug.engine.execution.faults import parse_fault
+from flowdebug.engine.session import scenarios
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.edits import EditError
+from flowdebug.engine.session.session_state import Breakpoint
+from flowdebug.engine.tracing.trace import sequence
 from flowdebug.errors import UsageError
 from flowdebug.views.encodings import encode_all
 
@@ -245,7 +245,7 @@ def test_undo_then_run_replays_deterministically():
 
 
 def test_undo_keeps_the_last_steps_and_the_start(monkeypatch):
-    import flowdebug.engine.debugger as debugger
+    import flowdebug.engine.session.debugger as debugger
 
     monkeypatch.setattr(debugger, "UNDO_LIMIT", 3)
     session = Session.from_scenario("tasks")
@@ -441,7 +441,7 @@ def test_faults_apply_through_the_session():
 
 
 def test_session_state_round_trips_through_json():
-    from flowdebug.engine.session_state import SessionState
+    from flowdebug.engine.session.session_state import SessionState
 
     session = Session.from_scenario("destructive")
     session.run()

@@ -9,7 +9,7 @@ import typing
 from collections.abc import Iterator
 from pathlib import Path
 
-from flowdebug.engine.handler_io import (
+from flowdebug.engine.execution.handler_io import (
     DEFAULT_ERROR_TYPE,
     Outcome,
     ToolError,
@@ -104,7 +104,7 @@ def test_every_declared_error_type_is_given_somewhere_in_the_source():
 
 def test_source_scan_sees_the_indirect_spellings():
     assert "disabled" in SOURCE_TYPES  # REFUSED_ERROR_TYPE, a constant
-    assert "flowdebug/engine/runtime.py:" in SOURCE_TYPES["invalid_schema"][0]  # REFUSED
+    assert "flowdebug/engine/execution/runtime.py:" in SOURCE_TYPES["invalid_schema"][0]  # REFUSED
     assert "mcp_connect" in SOURCE_TYPES  # an McpError kind and getattr's default
     assert "tool_error" in SOURCE_TYPES  # model_copy(update={"error_type": ...})
 

@@ -16,7 +16,7 @@ import pytest
 
 from flowdebug import protocols
 from flowdebug.cli import main as cli
-from flowdebug.engine.debugger import Session
+from flowdebug.engine.session.debugger import Session
 from flowdebug.errors import FlowdebugError, UsageError
 from flowdebug.exchange.exports import (
     FORMATS,

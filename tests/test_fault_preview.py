@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.faults import CATALOG, Fault, parse_fault
+from flowdebug.engine.execution.faults import CATALOG, Fault, parse_fault
+from flowdebug.engine.session.debugger import Session
 from flowdebug.errors import UsageError
 from flowdebug.views.failures import build_fault, call_choices, catalog_rows, preview
 

@@ -7,8 +7,8 @@ from typing import get_args
 
 import pytest
 
-from flowdebug.engine.canned_handlers import FixedHandler
-from flowdebug.engine.faults import (
+from flowdebug.engine.execution.canned_handlers import FixedHandler
+from flowdebug.engine.execution.faults import (
     CATALOG,
     Fault,
     FaultKind,
@@ -19,8 +19,8 @@ from flowdebug.engine.faults import (
     invalid_arguments,
     parse_fault,
 )
-from flowdebug.engine.handlers import ToolEntry, Toolset
-from flowdebug.engine.runtime import Policy, Runtime
+from flowdebug.engine.execution.handlers import ToolEntry, Toolset
+from flowdebug.engine.execution.runtime import Policy, Runtime
 from flowdebug.errors import UsageError
 from flowdebug.model import Message, Text, Tool, ToolCall, ToolResult
 from tests import cases

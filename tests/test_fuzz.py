@@ -32,8 +32,8 @@ from hypothesis import strategies as st
 
 from flowdebug import jsontext
 from flowdebug.cli.main import main as cli
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.edits import EditError
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.edits import EditError
 from flowdebug.errors import CodecError, FlowdebugError
 from flowdebug.exchange.exports import trace
 from flowdebug.exchange.imports import import_session

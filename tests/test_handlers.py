@@ -9,17 +9,23 @@ import time
 import pytest
 from pydantic import BaseModel, Field, ValidationError
 
-from flowdebug.engine.canned_handlers import (
+from flowdebug.engine.execution.canned_handlers import (
     FixedHandler,
     Reply,
     Rule,
     RulesHandler,
     TemplateHandler,
 )
-from flowdebug.engine.handler_io import ToolContext, ToolError
-from flowdebug.engine.handlers import HANDLER, CodeHandler, PythonHandler, ToolEntry, Toolset
-from flowdebug.engine.python_tools import python_tool, schema_of
-from flowdebug.engine.sandbox import run_code, scrubbed_env
+from flowdebug.engine.execution.handler_io import ToolContext, ToolError
+from flowdebug.engine.execution.handlers import (
+    HANDLER,
+    CodeHandler,
+    PythonHandler,
+    ToolEntry,
+    Toolset,
+)
+from flowdebug.engine.execution.python_tools import python_tool, schema_of
+from flowdebug.engine.sandboxing.sandbox import run_code, scrubbed_env
 from flowdebug.model import Tool
 from sample_tools import TOOLSETS, toolset
 from tests import cases

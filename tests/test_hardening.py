@@ -6,11 +6,15 @@ import shutil
 
 import pytest
 
-from flowdebug.engine import sandbox
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.handler_io import ToolContext
-from flowdebug.engine.handlers import CodeHandler, ToolEntry
-from flowdebug.engine.sandbox import code_handlers_enabled, disable_code_handlers, run_code
+from flowdebug.engine.execution.handler_io import ToolContext
+from flowdebug.engine.execution.handlers import CodeHandler, ToolEntry
+from flowdebug.engine.sandboxing import sandbox
+from flowdebug.engine.sandboxing.sandbox import (
+    code_handlers_enabled,
+    disable_code_handlers,
+    run_code,
+)
+from flowdebug.engine.session.debugger import Session
 from flowdebug.exchange.exports import FORMATS, export
 from flowdebug.exchange.snippets import sdks
 from flowdebug.model import Message, Text, Tool

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.edits import EditError
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.edits import EditError
 from flowdebug.model import Text
 from flowdebug.views.debugger import pairing
 from flowdebug.views.history import (
@@ -118,7 +118,7 @@ def test_revision_changes_with_the_history_and_comes_back_on_undo():
 
 
 def test_hosted_parts_are_summed_up_as_run_by_the_vendor_and_belong_to_the_model():
-    from flowdebug.engine.edits import EditError, parse_message
+    from flowdebug.engine.session.edits import EditError, parse_message
     from flowdebug.model import HostedCall, HostedResult
     from flowdebug.views.history import part_summary
 

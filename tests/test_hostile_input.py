@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from flowdebug import jsontext
-from flowdebug.engine.debugger import Session
+from flowdebug.engine.session.debugger import Session
 from flowdebug.errors import CodecError, FlowdebugError
 from flowdebug.exchange.imports import import_session
 from flowdebug.exchange.tool_imports import parse_tools

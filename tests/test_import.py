@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from flowdebug.cli import main as cli
-from flowdebug.engine.canned_handlers import FixedHandler
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.trace import sequence
+from flowdebug.engine.execution.canned_handlers import FixedHandler
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.tracing.trace import sequence
 from flowdebug.errors import CodecError
 from flowdebug.exchange.exports import export
 from flowdebug.exchange.imports import import_session

@@ -9,7 +9,11 @@ import pytest
 
 from flowdebug import protocols
 from flowdebug.cli.main import main
-from flowdebug.engine.faults import apply_protocol_faults, apply_request_faults, parse_fault
+from flowdebug.engine.execution.faults import (
+    apply_protocol_faults,
+    apply_request_faults,
+    parse_fault,
+)
 from flowdebug.errors import CodecError, UsageError
 from flowdebug.lint.linter import (
     Finding,

@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.player_choice import PlayerChoice
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.player_choice import PlayerChoice
 from flowdebug.exchange.exports import FORMATS, export
 from flowdebug.players.live.keys import ALLOWED_ENV, env_key_allowed, within
 from flowdebug.players.live.player import LiveSettings, live_player

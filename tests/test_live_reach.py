@@ -24,7 +24,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from flowdebug import hosting
-from flowdebug.engine.debugger import Session
+from flowdebug.engine.session.debugger import Session
 from flowdebug.errors import ProviderError
 from flowdebug.exchange.exports import export
 from flowdebug.hosting import address_kind, address_refusal

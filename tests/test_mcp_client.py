@@ -8,11 +8,11 @@ import threading
 import pytest
 
 from flowdebug import protocols
-from flowdebug.engine import scenarios
-from flowdebug.engine.handlers import HANDLER, McpHandler, ToolEntry, Toolset
-from flowdebug.engine.mcp_tools import toolset_from_mcp
-from flowdebug.engine.runtime import Execution, Policy, Runtime
-from flowdebug.engine.trace import TraceEvent, sequence
+from flowdebug.engine.execution.handlers import HANDLER, McpHandler, ToolEntry, Toolset
+from flowdebug.engine.execution.mcp_tools import toolset_from_mcp
+from flowdebug.engine.execution.runtime import Execution, Policy, Runtime
+from flowdebug.engine.session import scenarios
+from flowdebug.engine.tracing.trace import TraceEvent, sequence
 from flowdebug.mcp.bridge import mcp_bridge_report, tools_part
 from flowdebug.mcp.client import McpClient, McpError, close_all
 from flowdebug.mcp.spec import McpServerSpec
@@ -260,8 +260,8 @@ def test_sessions_get_their_own_stdio_server_and_its_state():
 
 
 def test_the_least_recently_used_client_beyond_the_cap_is_closed(monkeypatch):
-    from flowdebug.engine.handlers import mcp_client
-    from flowdebug.engine.resources import RESOURCES
+    from flowdebug.engine.execution.handlers import mcp_client
+    from flowdebug.engine.execution.resources import RESOURCES
 
     monkeypatch.setitem(RESOURCES.limits, "mcp", 2)
     first = mcp_client(SAMPLE_STDIO, "s1")

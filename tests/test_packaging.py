@@ -19,7 +19,7 @@ from scripts.lowest_constraints import constraints
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
-OURS = {"flowdebug", "sample_tools", "pages", "tests", "scripts", "app"}
+OURS = {"flowdebug", "sample_tools", "ui", "pages", "tests", "scripts", "app"}
 
 
 def canonical(name: str) -> str:
@@ -70,7 +70,7 @@ def distributions(module: str) -> set[str]:
     return {canonical(d) for d in installed().get(module, [])}
 
 
-SHIPPED = ("flowdebug", "pages", "app.py", "sample_tools")
+SHIPPED = ("flowdebug", "ui", "pages", "app.py", "sample_tools")
 
 
 def test_every_package_the_app_and_library_import_is_declared():

@@ -30,8 +30,8 @@ def test_a_reference_the_results_lack_becomes_a_visible_placeholder():
 
 
 def test_the_answer_is_written_from_the_results_when_they_are_not_the_expected_ones():
-    from flowdebug.engine.debugger import Session
-    from flowdebug.engine.faults import parse_fault
+    from flowdebug.engine.execution.faults import parse_fault
+    from flowdebug.engine.session.debugger import Session
 
     s = Session.from_scenario("weather")
     s.set_faults([parse_fault("timeout")])  # neither city answers: no temperature to quote
@@ -47,7 +47,7 @@ def test_the_answer_is_written_from_the_results_when_they_are_not_the_expected_o
 
 
 def test_the_weather_answer_keeps_its_scripted_words_for_the_expected_results():
-    from flowdebug.engine.debugger import Session
+    from flowdebug.engine.session.debugger import Session
 
     s = Session.from_scenario("weather")
     s.run()
@@ -56,7 +56,7 @@ def test_the_weather_answer_keeps_its_scripted_words_for_the_expected_results():
 
 
 def test_a_tokyo_result_edited_to_a_success_is_reported_by_the_scripted_answer():
-    from flowdebug.engine.debugger import Session
+    from flowdebug.engine.session.debugger import Session
 
     s = Session.from_scenario("weather")
     while not any(m.role == "tool" for m in s.conversation.messages):
@@ -77,8 +77,8 @@ def test_a_tokyo_result_edited_to_a_success_is_reported_by_the_scripted_answer()
 
 
 def test_a_dropped_result_is_said_to_be_missing_not_a_placeholder():
-    from flowdebug.engine.debugger import Session
-    from flowdebug.engine.faults import parse_fault
+    from flowdebug.engine.execution.faults import parse_fault
+    from flowdebug.engine.session.debugger import Session
 
     s = Session.from_scenario("weather")
     s.set_faults([parse_fault("drop_result@#1")])

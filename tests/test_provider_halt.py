@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.trace import sequence
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.tracing.trace import sequence
 from flowdebug.errors import ProviderError
 from flowdebug.views.aligned import aligned
 

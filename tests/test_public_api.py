@@ -49,7 +49,7 @@ def test_every_public_name_resolves_and_is_documented(name):
 
 
 def test_the_names_from_the_face_are_the_library_objects_themselves():
-    from flowdebug.engine.debugger import Session
+    from flowdebug.engine.session.debugger import Session
     from flowdebug.model import ToolCall
     from flowdebug.protocols.convert import convert
 

@@ -26,8 +26,8 @@ from starlette.responses import JSONResponse, Response
 
 from flowdebug import hosting
 from flowdebug.cli.options import setup_logging
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.player_choice import PlayerChoice, make_player
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.player_choice import PlayerChoice, make_player
 from flowdebug.exchange.exports import FORMATS, export
 from flowdebug.players.live.player import live_player
 from flowdebug.players.live.route import route

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import math
 
-from flowdebug.engine.canned_handlers import FixedHandler
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.handlers import ToolEntry, Toolset
-from flowdebug.engine.player_choice import PlayerChoice, default_kind, default_player, make_player
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.execution.canned_handlers import FixedHandler
+from flowdebug.engine.execution.handlers import ToolEntry, Toolset
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.player_choice import (
+    PlayerChoice,
+    default_kind,
+    default_player,
+    make_player,
+)
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.model import Conversation, Message, Text, Tool, ToolChoice, ToolResult
 from flowdebug.players.keyword import KeywordPlayer, KeywordRule
 from flowdebug.players.reading import ReadingPlayer, fill_arguments

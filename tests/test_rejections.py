@@ -9,10 +9,10 @@ import shutil
 import pytest
 
 from flowdebug.cli.main import main
-from flowdebug.engine import trace
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.faults import parse_fault
-from flowdebug.engine.trace import Rejection, rejection, rejections, sequence
+from flowdebug.engine.execution.faults import parse_fault
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.tracing import trace
+from flowdebug.engine.tracing.trace import Rejection, rejection, rejections, sequence
 from flowdebug.exchange.exports import trace_json
 from flowdebug.render import to_svg
 from flowdebug.views import debugger as views

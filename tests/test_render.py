@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flowdebug import protocols
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.trace import Arrow, lanes, sequence
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.tracing.trace import Arrow, lanes, sequence
 from flowdebug.render import Style, safe, to_dot, to_mermaid, to_png, to_svg
 from flowdebug.render.dot import ERROR_COLOR, HIGHLIGHT, PHASE_COLORS, wrap
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.replay import replay
-from flowdebug.engine.trace import sequence
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.tracing.replay import replay
+from flowdebug.engine.tracing.trace import sequence
 from flowdebug.model import (
     Conversation,
     HostedCall,
@@ -209,7 +209,7 @@ def test_hosted_calls_are_drawn_as_notes_on_the_model_lane_in_each_vendors_terms
 
 
 def test_a_hosted_call_renders_in_every_format():
-    from flowdebug.engine.trace import lanes
+    from flowdebug.engine.tracing.trace import lanes
     from flowdebug.render import to_dot, to_mermaid
 
     arrows = sequence(replay(HOSTED).events, "anthropic")

@@ -1,4 +1,5 @@
-"""Who holds what a session starts (flowdebug.engine.resources), and the debugger session's
+"""Who holds what a session starts (flowdebug.engine.execution.resources), and the debugger
+session's
 MCP servers ending with its cycle, its reset and its release, against the real sample server."""
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ import httpx
 import pytest
 
 from flowdebug.emulator.server import Emulator
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.jobs import Job
-from flowdebug.engine.mcp_tools import list_server_tools
-from flowdebug.engine.resources import RESOURCES, Reaper, Resources
+from flowdebug.engine.execution.mcp_tools import list_server_tools
+from flowdebug.engine.execution.resources import RESOURCES, Reaper, Resources
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.jobs import Job
 from flowdebug.errors import UsageError
 from flowdebug.players.keyword import KeywordPlayer, KeywordRule
 from tests.mcp_servers import SAMPLE_STDIO

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from flowdebug import protocols
-from flowdebug.engine.debugger import Session
+from flowdebug.engine.session.debugger import Session
 from flowdebug.errors import UsageError
 from flowdebug.exchange.exports import Trace
 from flowdebug.store.owners import NotOwner

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from flowdebug.cli.main import main
-from flowdebug.engine.debugger import Session
+from flowdebug.engine.session.debugger import Session
 from flowdebug.exchange.exports import trace
 from flowdebug.model import Thinking
 from flowdebug.protocols.roundtrip import ASPECTS, roundtrip

@@ -7,11 +7,11 @@ import time
 
 import pytest
 
-from flowdebug.engine.approval import Approve, Edit, Reject, needs_approval
-from flowdebug.engine.canned_handlers import FixedHandler
-from flowdebug.engine.handlers import CodeHandler, PythonHandler, ToolEntry, Toolset
-from flowdebug.engine.runtime import Batch, Policy, Runtime
-from flowdebug.engine.validation import argument_errors, unknown_tool_text
+from flowdebug.engine.execution.approval import Approve, Edit, Reject, needs_approval
+from flowdebug.engine.execution.canned_handlers import FixedHandler
+from flowdebug.engine.execution.handlers import CodeHandler, PythonHandler, ToolEntry, Toolset
+from flowdebug.engine.execution.runtime import Batch, Policy, Runtime
+from flowdebug.engine.execution.validation import argument_errors, unknown_tool_text
 from flowdebug.model import Message, Tool, ToolCall
 from sample_tools import TOOLSETS, toolset
 from tests import cases

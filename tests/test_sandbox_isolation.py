@@ -1,5 +1,5 @@
 """Isolation of a code handler's child from the server, in each mode this machine can run
-(flowdebug/engine/isolation.py): the attacks of issue 13 item 5, tried from a handler."""
+(flowdebug/engine/sandboxing/isolation.py): the attacks of issue 13 item 5, tried from a handler."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import uuid
 import pytest
 
 from flowdebug import hosting
-from flowdebug.engine import isolation
-from flowdebug.engine.sandbox import code_handlers_enabled, run_code
+from flowdebug.engine.sandboxing import isolation
+from flowdebug.engine.sandboxing.sandbox import code_handlers_enabled, run_code
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs Linux /proc")
 

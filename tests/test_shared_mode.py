@@ -9,10 +9,8 @@ import pytest
 
 from flowdebug import hosting
 from flowdebug.cli.main import main
-from flowdebug.engine import scenarios
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.handler_io import ToolContext
-from flowdebug.engine.handlers import (
+from flowdebug.engine.execution.handler_io import ToolContext
+from flowdebug.engine.execution.handlers import (
     CodeHandler,
     McpHandler,
     PythonHandler,
@@ -20,7 +18,9 @@ from flowdebug.engine.handlers import (
     Toolset,
     refuse_unsafe,
 )
-from flowdebug.engine.runtime import Policy, Runtime
+from flowdebug.engine.execution.runtime import Policy, Runtime
+from flowdebug.engine.session import scenarios
+from flowdebug.engine.session.debugger import Session
 from flowdebug.exchange.exports import export
 from flowdebug.exchange.imports import import_session
 from flowdebug.exchange.tool_imports import import_tools, parse_tools

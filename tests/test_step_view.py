@@ -9,7 +9,7 @@ import re
 import pytest
 
 from flowdebug import protocols
-from flowdebug.engine.debugger import Session
+from flowdebug.engine.session.debugger import Session
 from flowdebug.model import Conversation, Message, Text, ToolCall, ToolResult
 from flowdebug.render import text as payload_text
 from flowdebug.render.text import changed_paths, elide, pretty, sse_text, text_diff

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.runtime import Policy
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.execution.runtime import Policy
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import UsageError
 from flowdebug.model import Conversation, Message, Text, ToolCall
 from flowdebug.players import ScriptedPlayer, ScriptedTurn

@@ -11,7 +11,7 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flowdebug.engine.debugger import Session
+from flowdebug.engine.session.debugger import Session
 from flowdebug.store.db import MIGRATIONS, SqliteDatabase, migrate
 from flowdebug.store.packing import PACKED, Packer, unpacker
 from flowdebug.store.rows import LISTS, heads, item_json, state_items

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.runtime import Policy
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.execution.runtime import Policy
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.model import Conversation, Message, Text
 from flowdebug.store.sessions import open_store
 from sample_tools import toolset
@@ -107,7 +107,7 @@ def test_servers_starting_together_on_a_new_database_migrate_it_once(store_url):
 WRITER = textwrap.dedent(
     """
     import sys
-    from flowdebug.engine.debugger import Session
+    from flowdebug.engine.session.debugger import Session
     from flowdebug.players import ScriptedPlayer, ScriptedTurn
     from flowdebug.store.sessions import StaleSession, open_store
 

@@ -9,11 +9,11 @@ from functools import cache
 import pytest
 
 from flowdebug import protocols
-from flowdebug.engine.approval import Edit, Reject
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.faults import parse_fault
-from flowdebug.engine.replay import replay
-from flowdebug.engine.trace import PHASES, TraceEvent, rejections
+from flowdebug.engine.execution.approval import Edit, Reject
+from flowdebug.engine.execution.faults import parse_fault
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.tracing.replay import replay
+from flowdebug.engine.tracing.trace import PHASES, TraceEvent, rejections
 from flowdebug.model import Conversation, HostedCall, HostedResult, Message, Text
 from flowdebug.views.story import (
     MEANING,

@@ -11,8 +11,8 @@ import pytest
 from PIL import Image
 
 from flowdebug import protocols
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.faults import parse_fault
+from flowdebug.engine.execution.faults import parse_fault
+from flowdebug.engine.session.debugger import Session
 from flowdebug.render.teaching import SIZE, to_png, to_svg, wrap
 from flowdebug.views.debugger import refusals
 from flowdebug.views.teaching import picture

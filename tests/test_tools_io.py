@@ -8,8 +8,14 @@ from dataclasses import replace
 import pytest
 
 from flowdebug import protocols
-from flowdebug.engine.canned_handlers import FixedHandler, RulesHandler, TemplateHandler
-from flowdebug.engine.handlers import CodeHandler, McpHandler, PythonHandler, ToolEntry, Toolset
+from flowdebug.engine.execution.canned_handlers import FixedHandler, RulesHandler, TemplateHandler
+from flowdebug.engine.execution.handlers import (
+    CodeHandler,
+    McpHandler,
+    PythonHandler,
+    ToolEntry,
+    Toolset,
+)
 from flowdebug.errors import CodecError, UsageError
 from flowdebug.exchange.tool_imports import import_tools, parse_tools
 from flowdebug.exchange.tools import (

@@ -1,4 +1,5 @@
-"""Tool sets by name from the entry-point group flowdebug.toolsets (flowdebug/engine/toolsets.py):
+"""Tool sets by name from the entry-point group flowdebug.toolsets
+(flowdebug/engine/execution/toolsets.py):
 the sample tools register there, a user's own package joins the same way, and on a shared
 server the registry is what decides which python handlers a person may name."""
 
@@ -13,15 +14,16 @@ import pytest
 
 import sample_tools
 from flowdebug import hosting
-from flowdebug.engine import scenarios, toolsets
-from flowdebug.engine.handlers import ToolEntry, Toolset
+from flowdebug.engine.execution import toolsets
+from flowdebug.engine.execution.handlers import ToolEntry, Toolset
+from flowdebug.engine.session import scenarios
 from flowdebug.errors import UsageError
 from flowdebug.hosting import Refused
 
 USER_PACKAGE = '''
 """A user's own tool set, installed beside flowdebug."""
-from flowdebug.engine.handlers import Toolset
-from flowdebug.engine.python_tools import python_tool
+from flowdebug.engine.execution.handlers import Toolset
+from flowdebug.engine.execution.python_tools import python_tool
 
 
 def count_items(args):
@@ -126,7 +128,7 @@ def test_a_tool_set_module_imports_on_a_shared_server_before_the_registry_is_rea
     code = textwrap.dedent(
         """
         import sample_tools.weather as weather
-        from flowdebug.engine.handlers import ToolEntry
+        from flowdebug.engine.execution.handlers import ToolEntry
         entry = {"tool": {"name": "w"}, "handler": {"kind": "python", "function": WEATHER}}
         print(weather.TOOLSET.names, ToolEntry.model_validate(entry).handler.function)
         """

@@ -13,8 +13,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from flowdebug import hosting
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.handlers import McpHandler, ToolEntry
+from flowdebug.engine.execution.handlers import McpHandler, ToolEntry
+from flowdebug.engine.session.debugger import Session
 from flowdebug.exchange.exports import FORMATS, export
 from flowdebug.mcp.spec import McpServerSpec
 from flowdebug.model import Message, Text, Tool

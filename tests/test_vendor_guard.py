@@ -19,7 +19,7 @@ from flowdebug.protocols.facts import BareTool, Snippet
 from flowdebug.views import vendors
 
 REPO = Path(__file__).resolve().parent.parent
-SCANNED = [REPO / "flowdebug", REPO / "pages", REPO / "sample_tools", REPO / "app.py"]
+SCANNED = [REPO / "flowdebug", REPO / "ui", REPO / "pages", REPO / "sample_tools", REPO / "app.py"]
 REGISTRY = REPO / "flowdebug" / "protocols" / "__init__.py"
 # Strings (an f-string's text is its own token from Python 3.12 on) and names.
 TEXT = {tokenize.STRING, tokenize.NAME, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}

@@ -1,4 +1,4 @@
-"""The linter's verdict per drawn request is remembered (flowdebug.engine.verdicts): a Step
+"""The linter's verdict per drawn request is remembered (flowdebug.engine.tracing.verdicts): a Step
 lints only a request it has not judged, and an edit is judged afresh."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import threading
 
 import pytest
 
-from flowdebug.engine import trace, verdicts
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.faults import parse_fault
-from flowdebug.engine.trace import rejections
+from flowdebug.engine.execution.faults import parse_fault
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.tracing import trace, verdicts
+from flowdebug.engine.tracing.trace import rejections
 from flowdebug.protocols import PROTOCOLS
 
 NAMES = tuple(PROTOCOLS)

@@ -70,11 +70,11 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from flowdebug.engine import scenarios
-    from flowdebug.engine.approval import Approve, Reject
-    from flowdebug.engine.debugger import Session
-    from flowdebug.engine.faults import parse_fault
-    from flowdebug.engine.trace import rejection, sequence
+    from flowdebug.engine.execution.approval import Approve, Reject
+    from flowdebug.engine.execution.faults import parse_fault
+    from flowdebug.engine.session import scenarios
+    from flowdebug.engine.session.debugger import Session
+    from flowdebug.engine.tracing.trace import rejection, sequence
 
     if args.list:
         for name in scenarios.names():
@@ -122,7 +122,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from flowdebug.engine.trace import TraceEvent, lanes, rejection, sequence
+    from flowdebug.engine.tracing.trace import TraceEvent, lanes, rejection, sequence
     from flowdebug.model import Conversation
     from flowdebug.render import to_dot, to_mermaid, to_svg
 

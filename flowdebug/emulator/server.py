@@ -81,7 +81,7 @@ class Emulator(AsgiServer):
         keep_bytes: int = KEEP_BYTES,
     ):
         if player is None:
-            from flowdebug.engine import scenarios
+            from flowdebug.engine.session import scenarios
 
             player = scenarios.load(scenario).player()
         self.player = player

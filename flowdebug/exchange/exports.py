@@ -4,7 +4,8 @@
 ready for a download button; the functions behind it are public too. Every format passes
 through :mod:`flowdebug.redact`, so no credential leaves in an export.
 
-The trace (``flowdebug.trace/1``) is the whole :class:`~flowdebug.engine.session_state.SessionState`
+The trace (``flowdebug.trace/1``) is the whole
+:class:`~flowdebug.engine.session.session_state.SessionState`
 at the top level (so ``flowdebug render`` reads its ``events``) plus ``format`` and
 ``metadata``; ``schemas/trace-v1.schema.json`` is its JSON Schema, generated from
 :class:`Trace` by :func:`trace_schema`.
@@ -22,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from flowdebug import protocols
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import UsageError
 from flowdebug.exchange.snippets import sdks, snippet
 from flowdebug.protocols.base import ConversionWarning
@@ -104,7 +105,7 @@ def graph(
     state: SessionState, protocol: str, fmt: Literal["mermaid", "svg", "dot"], title: str = ""
 ) -> str:
     """The session's sequence graph as ``protocol`` shows it."""
-    from flowdebug.engine.trace import lanes, rejection, sequence
+    from flowdebug.engine.tracing.trace import lanes, rejection, sequence
     from flowdebug.render import to_dot, to_mermaid, to_svg
 
     refused = rejection(state.conversation, state.events, protocol)

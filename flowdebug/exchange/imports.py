@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from flowdebug import jsontext, protocols
-from flowdebug.engine.canned_handlers import FixedHandler
-from flowdebug.engine.handlers import ToolEntry, Toolset
-from flowdebug.engine.replay import replay
-from flowdebug.engine.session_state import SessionState, resume
+from flowdebug.engine.execution.canned_handlers import FixedHandler
+from flowdebug.engine.execution.handlers import ToolEntry, Toolset
+from flowdebug.engine.session.session_state import SessionState, resume
+from flowdebug.engine.tracing.replay import replay
 from flowdebug.errors import CodecError, FlowdebugError, json_path
 from flowdebug.exchange.tool_imports import tools_only
 from flowdebug.model import Conversation
@@ -110,7 +110,7 @@ def _drop_tags(loc: tuple[Any, ...]) -> tuple[Any, ...]:
 def _scenario_toolset(name: Any) -> Toolset | None:
     if not isinstance(name, str):
         return None
-    from flowdebug.engine import scenarios
+    from flowdebug.engine.session import scenarios
 
     try:
         scenario = scenarios.load(name)

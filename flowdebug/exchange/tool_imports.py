@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flowdebug import jsontext, protocols
-from flowdebug.engine.canned_handlers import FixedHandler
-from flowdebug.engine.handlers import ToolEntry, Toolset
+from flowdebug.engine.execution.canned_handlers import FixedHandler
+from flowdebug.engine.execution.handlers import ToolEntry, Toolset
 from flowdebug.errors import CodecError
 from flowdebug.model import Tool
 from flowdebug.protocols.base import ConversionWarning

@@ -18,8 +18,13 @@ from jsonschema.exceptions import SchemaError
 from pydantic import TypeAdapter, ValidationError
 
 from flowdebug import jsontext
-from flowdebug.engine.canned_handlers import FixedHandler, Rule, RulesHandler, TemplateHandler
-from flowdebug.engine.handlers import (
+from flowdebug.engine.execution.canned_handlers import (
+    FixedHandler,
+    Rule,
+    RulesHandler,
+    TemplateHandler,
+)
+from flowdebug.engine.execution.handlers import (
     CodeHandler,
     Handler,
     PythonHandler,
@@ -38,7 +43,7 @@ HANDLER_KINDS = ("fixed", "template", "rules", "code", "python")
 def handler_kinds() -> tuple[str, ...]:
     """The handler kinds the tool editor offers on this server: without ``code`` where code
     handlers are refused (a shared server, ``FLOWDEBUG_DISABLE_CODE_HANDLERS``)."""
-    from flowdebug.engine.sandbox import code_handlers_enabled
+    from flowdebug.engine.sandboxing.sandbox import code_handlers_enabled
 
     return (
         HANDLER_KINDS if code_handlers_enabled() else tuple(k for k in HANDLER_KINDS if k != "code")
@@ -226,7 +231,7 @@ def _rules(data: Any) -> RulesHandler:
 
 
 def _code(source: str) -> CodeHandler:
-    from flowdebug.engine.sandbox import DISABLE_ENV, code_handlers_enabled
+    from flowdebug.engine.sandboxing.sandbox import DISABLE_ENV, code_handlers_enabled
 
     handler = CodeHandler(source=source)
     _refuse_here(handler)

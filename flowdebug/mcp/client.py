@@ -222,7 +222,8 @@ class McpClient:
 
 # --- every client still open, for the process's exit -------------------------------------
 
-# Who holds a client, and for how long, is the engine's business (flowdebug.engine.resources):
+# Who holds a client, and for how long, is the engine's business
+# (flowdebug.engine.execution.resources):
 # this set only lets the process's exit close what is still connected. Weak: it holds nobody.
 _OPEN: weakref.WeakSet[McpClient] = weakref.WeakSet()
 _OPEN_LOCK = threading.Lock()

@@ -8,7 +8,8 @@ conversation the agent is in (the one that last had traffic); before any model c
 one, which the first model conversation then takes over, so the tools listed before the first
 model call stay with it.
 
-Each conversation is one :class:`~flowdebug.engine.session_state.SessionState`: its history is
+Each conversation is one :class:`~flowdebug.engine.session.session_state.SessionState`: its history
+is
 the last request's, decoded by the vendor's codec, plus the answer's assistant turn; its trace is
 that history replayed (as an import draws it); its exchanges are every recorded exchange, each
 with the step of the model turn it produced. The work (decoding, grouping, saving) happens on one
@@ -29,10 +30,10 @@ from typing import Any
 from pydantic import JsonValue, ValidationError
 
 from flowdebug import protocols
-from flowdebug.engine.canned_handlers import FixedHandler
-from flowdebug.engine.handlers import ToolEntry, Toolset
-from flowdebug.engine.replay import replay
-from flowdebug.engine.session_state import SessionState, resume
+from flowdebug.engine.execution.canned_handlers import FixedHandler
+from flowdebug.engine.execution.handlers import ToolEntry, Toolset
+from flowdebug.engine.session.session_state import SessionState, resume
+from flowdebug.engine.tracing.replay import replay
 from flowdebug.errors import FlowdebugError
 from flowdebug.model import Conversation, Message
 from flowdebug.protocols.convert import decode

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-from flowdebug.engine.trace import LANES, Arrow, Lane, Phase
+from flowdebug.engine.tracing.trace import LANES, Arrow, Lane, Phase
 from flowdebug.render import safe
 from flowdebug.render.dot import Style, wrap
 
@@ -41,7 +41,7 @@ class Delta:
 @dataclass(frozen=True, eq=False)  # hashed by identity: views cache one per trace
 class Column:
     """One vendor in the aligned view: its lanes and its arrows (from
-    :func:`flowdebug.engine.trace.sequence`), and per ``tool_call`` arrow seq the deltas its
+    :func:`flowdebug.engine.tracing.trace.sequence`), and per ``tool_call`` arrow seq the deltas its
     stream carried the arguments in (empty when the turn was not streamed)."""
 
     protocol: str

@@ -14,7 +14,7 @@ import html
 from collections.abc import Sequence
 from functools import lru_cache
 
-from flowdebug.engine.trace import LANES, PHASES
+from flowdebug.engine.tracing.trace import LANES, PHASES
 from flowdebug.render import safe
 from flowdebug.render.aligned import (
     LONG_ROWS,

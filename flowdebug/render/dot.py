@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from flowdebug.engine.trace import LANES, Arrow, Lane
+from flowdebug.engine.tracing.trace import LANES, Arrow, Lane
 from flowdebug.render import safe
 
 PHASE_COLORS = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flowdebug.engine.trace import LANES, Arrow, Lane
+from flowdebug.engine.tracing.trace import LANES, Arrow, Lane
 from flowdebug.render import safe
 
 _text = safe.mermaid

@@ -29,7 +29,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import UsageError
 from flowdebug.store.db import Tx
 from flowdebug.store.owners import check_owner, owner_key
@@ -389,7 +389,7 @@ class Rooms:
     def fork(self, code: str, owner: str | None, at_message: int | None = None) -> SessionState:
         """The followed session at its current step (up to message ``at_message``: default, its
         last), as a new session of the follower's (``owner``), parent the followed one."""
-        from flowdebug.engine.debugger import Session
+        from flowdebug.engine.session.debugger import Session
         from flowdebug.players.manual import ManualPlayer
 
         self.pulse(code)  # an open room

@@ -14,7 +14,7 @@ from typing import Any
 import pydantic_core
 from pydantic import BaseModel
 
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.redact import redact_json_text, secret_values
 from flowdebug.store.errors import StoreError
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import UsageError, json_path
 from flowdebug.redact import secret_values
 from flowdebug.store.compress import decode_list, encode_list
@@ -56,7 +56,7 @@ from flowdebug.store.rows import (
 )
 
 if TYPE_CHECKING:
-    from flowdebug.engine.debugger import Session
+    from flowdebug.engine.session.debugger import Session
 
 __all__ = [
     "ENV",
@@ -316,8 +316,8 @@ class Store:
 
     def resume_at(self, session_id: str, owner: str | None = None) -> tuple[Session, int]:
         """:meth:`resume`, with the revision the session was read at (see :meth:`load_at`)."""
-        from flowdebug.engine import scenarios
-        from flowdebug.engine.debugger import Session
+        from flowdebug.engine.session import scenarios
+        from flowdebug.engine.session.debugger import Session
         from flowdebug.errors import FlowdebugError
         from flowdebug.players import ManualPlayer, ReadingPlayer
 
@@ -383,7 +383,7 @@ class Store:
     ) -> SessionState:
         """A new session whose history is the saved one's up to and including message
         ``at_message``, saved with ``parent`` = ``session_id`` (and the same ``owner``)."""
-        from flowdebug.engine.debugger import Session
+        from flowdebug.engine.session.debugger import Session
         from flowdebug.players.manual import ManualPlayer
 
         source = self.info(session_id, owner)

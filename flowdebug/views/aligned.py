@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from flowdebug import protocols
-from flowdebug.engine.session_state import SessionState
-from flowdebug.engine.trace import Rejection, TraceEvent, lanes, sequence, shorten
+from flowdebug.engine.session.session_state import SessionState
+from flowdebug.engine.tracing.trace import Rejection, TraceEvent, lanes, sequence, shorten
 from flowdebug.render import safe, to_dot, to_mermaid
 from flowdebug.render.aligned import Column, Delta, Metrics, dot_rows, table
 from flowdebug.render.aligned_svg import to_aligned_svg

@@ -20,7 +20,7 @@ from typing import Any
 from jsonschema.exceptions import SchemaError
 from pydantic import JsonValue
 
-from flowdebug.engine.validation import argument_errors, unknown_tool_text
+from flowdebug.engine.execution.validation import argument_errors, unknown_tool_text
 from flowdebug.errors import FlowdebugError, UsageError
 from flowdebug.model import Conversation, Message, Text
 from flowdebug.players.base import Player, PlayerTurn
@@ -265,7 +265,7 @@ def example_arguments(scenario: str | None, conv: Conversation, tool_name: str) 
             if c.name == tool_name:
                 return dict(c.arguments)
     if scenario:
-        from flowdebug.engine import scenarios
+        from flowdebug.engine.session import scenarios
 
         for turn in scenarios.load(scenario).turns:
             for c in turn.calls:

@@ -12,9 +12,10 @@ from typing import Any
 from jsonschema.exceptions import SchemaError
 
 from flowdebug import jsontext, protocols
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.session_state import SessionState
-from flowdebug.engine.trace import (
+from flowdebug.engine.execution.validation import argument_errors
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.session_state import SessionState
+from flowdebug.engine.tracing.trace import (
     PHASES,
     Arrow,
     Rejection,
@@ -23,8 +24,7 @@ from flowdebug.engine.trace import (
     rejections,
     sequence,
 )
-from flowdebug.engine.validation import argument_errors
-from flowdebug.engine.verdicts import VERDICTS
+from flowdebug.engine.tracing.verdicts import VERDICTS
 from flowdebug.errors import CodecError
 from flowdebug.model import Conversation, Message, ModelResponse
 from flowdebug.render import Style, to_dot, to_mermaid
@@ -170,7 +170,7 @@ _REJECTIONS: OrderedDict[tuple, tuple[tuple[object, ...], dict[str, Rejection]]]
 def refusals(
     conv: Conversation, events: Sequence[TraceEvent], names: Sequence[str]
 ) -> dict[str, Rejection]:
-    """:func:`flowdebug.engine.trace.rejections`, linted once per conversation revision."""
+    """:func:`flowdebug.engine.tracing.trace.rejections`, linted once per conversation revision."""
     last = events[-1] if events else None
     key = (id(conv), len(events), id(last), tuple(names))
     hit = _REJECTIONS.get(key)
@@ -187,7 +187,7 @@ def refusals(
 def lint_ahead(state: SessionState, names: Sequence[str]) -> None:
     """When the next Step sends the results back (the continuation: a request carrying the
     history as it stands), lint that request now, between the Steps, for the vendors ``names``
-    (see :meth:`~flowdebug.engine.verdicts.Verdicts.ahead`: long histories only)."""
+    (see :meth:`~flowdebug.engine.tracing.verdicts.Verdicts.ahead`: long histories only)."""
     sends = state.next_phase == "continuation" and state.round < state.policy.max_rounds
     if sends and state.status == "ready" and names:  # (at the round cap the cycle halts)
         VERDICTS.ahead(state.conversation, tuple(names))

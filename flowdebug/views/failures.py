@@ -19,9 +19,9 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from flowdebug import protocols as registry
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.faults import CATALOG, Fault
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.execution.faults import CATALOG, Fault
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import FlowdebugError, UsageError
 from flowdebug.lint.finding import Finding
 from flowdebug.lint.linter import lint_conversation

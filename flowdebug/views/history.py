@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from typing import Any, assert_never
 
 from flowdebug import jsontext
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.edits import EditError
-from flowdebug.engine.trace import hosted_label
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.edits import EditError
+from flowdebug.engine.tracing.trace import hosted_label
 from flowdebug.errors import CodecError, UsageError
 from flowdebug.model import (
     HostedCall,

@@ -3,7 +3,8 @@ in any vendor's format, the tool choice, parallel calls and a round cap (issue 3
 
 Streamlit-free: the Sessions page gathers a :class:`NewSession` and :func:`build` makes the
 debugger session, played by default by the offline model that reads the request
-(:func:`flowdebug.engine.player_choice.default_player`). :func:`session_name` names it from its
+(:func:`flowdebug.engine.session.player_choice.default_player`). :func:`session_name` names it from
+its
 first user message.
 """
 
@@ -11,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.handlers import Toolset
-from flowdebug.engine.player_choice import PlayerChoice, default_kind, make_player
-from flowdebug.engine.runtime import Policy
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.execution.handlers import Toolset
+from flowdebug.engine.execution.runtime import Policy
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.player_choice import PlayerChoice, default_kind, make_player
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import UsageError
 from flowdebug.exchange.tool_imports import import_tools, parse_tools
 from flowdebug.exchange.tools import ToolForm, ToolFormError, apply_form

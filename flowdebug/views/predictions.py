@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 
 from flowdebug import protocols
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import UsageError
 from flowdebug.exchange.exports import trace
 from flowdebug.store.rooms import Question, Rooms

@@ -16,8 +16,8 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from flowdebug import protocols
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.lint.finding import Finding
 from flowdebug.lint.linter import lint_conversation
 from flowdebug.model import Conversation, Message, ModelResponse

@@ -13,8 +13,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from flowdebug import protocols
-from flowdebug.engine.session_state import SessionState
-from flowdebug.engine.trace import PHASES, Rejection, TraceEvent, rejections, sequence, shorten
+from flowdebug.engine.session.session_state import SessionState
+from flowdebug.engine.tracing.trace import (
+    PHASES,
+    Rejection,
+    TraceEvent,
+    rejections,
+    sequence,
+    shorten,
+)
 from flowdebug.render import safe
 from flowdebug.views.story_calls import (
     approval_sentence,
@@ -75,7 +82,7 @@ def caption(
     ``events`` is the trace it belongs to; ``state`` (the session) adds what the trace alone
     does not say: what the runtime really did with a call (a result edited or dropped since),
     the tools' schemas. ``rejected``: the vendors' refusals (see
-    :func:`flowdebug.engine.trace.rejections`), named on the request they refuse.
+    :func:`flowdebug.engine.tracing.trace.rejections`), named on the request they refuse.
     """
     return _caption(event, Scene(events, state, dict(rejected or {})))
 

@@ -8,9 +8,9 @@ import difflib
 
 from jsonschema.exceptions import SchemaError
 
-from flowdebug.engine.faults import CATALOG
-from flowdebug.engine.trace import TraceEvent, shorten
-from flowdebug.engine.validation import argument_errors
+from flowdebug.engine.execution.faults import CATALOG
+from flowdebug.engine.execution.validation import argument_errors
+from flowdebug.engine.tracing.trace import TraceEvent, shorten
 from flowdebug.views.story_scene import Scene
 from flowdebug.views.story_words import joined, ordinal, quoted, subject, times
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 
-from flowdebug.engine.trace import TraceEvent, shorten
+from flowdebug.engine.tracing.trace import TraceEvent, shorten
 from flowdebug.model import ToolResult
 from flowdebug.views.story_scene import Scene
 from flowdebug.views.story_words import first_line, plain, quoted, seconds, subject, timeout_after

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowdebug.engine.runtime import Execution
-from flowdebug.engine.session_state import SessionState
-from flowdebug.engine.trace import Rejection, TraceEvent
+from flowdebug.engine.execution.runtime import Execution
+from flowdebug.engine.session.session_state import SessionState
+from flowdebug.engine.tracing.trace import Rejection, TraceEvent
 from flowdebug.model import Message, ToolResult
 
 

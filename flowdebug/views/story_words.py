@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from flowdebug.engine.trace import shorten
+from flowdebug.engine.tracing.trace import shorten
 
 _TIMES = {1: "once", 2: "twice", 3: "three times"}
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")

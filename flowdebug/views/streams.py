@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from flowdebug import protocols
-from flowdebug.engine.trace import TraceEvent
+from flowdebug.engine.tracing.trace import TraceEvent
 from flowdebug.errors import FlowdebugError
 from flowdebug.model import Conversation, Message
 from flowdebug.players.assembly import ArgumentAssembler

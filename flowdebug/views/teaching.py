@@ -7,7 +7,7 @@ field, and the values that identify it (``tool_result`` · ``tool_use_id: "call_
 ``is_error: true``). A vendor speaks on one lane (a model API, or MCP with the tool): an event
 off its lane, or one its wire does not carry, leaves its cell empty on the shared row; a cell
 that needs more lines makes the row taller for every vendor. The component in
-``pages/picture.py`` draws the table; nothing here knows Streamlit.
+``ui/picture.py`` draws the table; nothing here knows Streamlit.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flowdebug import protocols
-from flowdebug.engine.session_state import SessionState
-from flowdebug.engine.trace import LANES, Rejection, TraceEvent, sequence, shorten
+from flowdebug.engine.session.session_state import SessionState
+from flowdebug.engine.tracing.trace import LANES, Rejection, TraceEvent, sequence, shorten
 from flowdebug.errors import FlowdebugError
 from flowdebug.model import Conversation, ToolResult
 from flowdebug.protocols.base import Codec

@@ -17,7 +17,7 @@ PRECISE_WEATHER = "Weather forecast: temperature and conditions for a city."
 @pytest.fixture(scope="module", autouse=True)
 def _stop_the_shared_emulator():
     yield
-    from pages import lifetime
+    from ui import lifetime
 
     lifetime._emulator.clear()  # its on_release stops it, before pytest closes its logs
 
@@ -102,7 +102,7 @@ def test_every_browser_session_shares_the_process_one_emulator(at):
 
 
 def test_another_scenario_gets_its_own_player_and_old_results_go(at):
-    from flowdebug.engine.debugger import Session
+    from flowdebug.engine.session.debugger import Session
 
     at.button(key="cmp_run").click().run()
     assert all(r["chosen"].startswith("get_weather") for r in at.session_state.fd_compare)
@@ -115,7 +115,7 @@ def test_another_scenario_gets_its_own_player_and_old_results_go(at):
 
 
 def test_variant_a_is_prefilled_from_the_tool_chosen_for_the_ab_test():
-    from flowdebug.engine.debugger import Session
+    from flowdebug.engine.session.debugger import Session
     from flowdebug.store.sessions import open_store
 
     tasks = Session.from_scenario("tasks")

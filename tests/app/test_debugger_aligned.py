@@ -26,7 +26,7 @@ SCRIPT = re.compile(r"^<script>\(\(\) => \{ const svg = (.*?); const mine = ", r
 
 
 def aligned_svg(app: AppTest) -> str:
-    """The SVG the page hands the browser (pages/graphs.py: a JSON string its script puts in
+    """The SVG the page hands the browser (ui/graphs.py: a JSON string its script puts in
     the view's box, drawn once above it)."""
     assert any('class="fd-aligned-scroll"' in m.value for m in app.markdown)
     [found] = [m for h in app.get("html") if (m := SCRIPT.match(h.proto.body))]
@@ -88,7 +88,7 @@ def test_streamed_arguments_are_shown_on_demand(at):
 
 
 def test_the_drawing_travels_as_a_string_that_cannot_end_its_script():
-    from pages.graphs import fill_script
+    from ui.graphs import fill_script
 
     svg = '<svg height="40"><text>a</text></svg></script><script>window.x=1</script><!--'
     html = fill_script(svg)

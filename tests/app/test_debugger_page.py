@@ -73,16 +73,16 @@ def test_a_step_that_runs_no_tool_runs_in_the_page_and_one_that_does_in_a_job(at
     """Declaring, a scripted turn and sending the results back run in the page's thread (a
     background job waits its turn for the interpreter twice under load); executing the tools
     runs in a job, with progress and Cancel."""
-    import pages.actions
+    import ui.actions
 
     jobs = []
-    real = pages.actions.Job
+    real = ui.actions.Job
 
     def counted(*args, **kwargs):
         jobs.append(session(at).state.next_phase)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(pages.actions, "Job", counted)
+    monkeypatch.setattr(ui.actions, "Job", counted)
     for _ in range(5):
         at.button(key="step").click().run()
         assert not at.exception

@@ -12,8 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from flowdebug import protocols
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.faults import parse_fault
+from flowdebug.engine.execution.faults import parse_fault
+from flowdebug.engine.session.debugger import Session
 from flowdebug.views.debugger import refusals
 
 ALL = list(protocols.PROTOCOLS)

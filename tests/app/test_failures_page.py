@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from flowdebug.engine.faults import CATALOG, Fault
+from flowdebug.engine.execution.faults import CATALOG, Fault
 from tests.app.markdown import cells, shown
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "failures.py"

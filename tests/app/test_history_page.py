@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from flowdebug.engine.debugger import Session
+from flowdebug.engine.session.debugger import Session
 from tests.app.markdown import cells, shown
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "history.py"

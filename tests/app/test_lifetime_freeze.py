@@ -7,7 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from pages import lifetime
+from ui import lifetime
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
 

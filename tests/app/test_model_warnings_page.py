@@ -8,7 +8,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from flowdebug.engine.debugger import Session
+from flowdebug.engine.session.debugger import Session
 from flowdebug.exchange.imports import import_session
 from flowdebug.players.reading import ReadingPlayer
 from tests.test_model_names import GPT4O_REQUEST

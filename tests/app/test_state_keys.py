@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from pages.keys import STATE
+from ui.keys import STATE
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = [REPO / "app.py", *sorted((REPO / "pages").glob("*.py"))]

@@ -9,8 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from flowdebug import protocols
-from flowdebug.engine.canned_handlers import FixedHandler
-from flowdebug.engine.handlers import PythonHandler
+from flowdebug.engine.execution.canned_handlers import FixedHandler
+from flowdebug.engine.execution.handlers import PythonHandler
 from tests import cases
 from tests.app.markdown import cells, shown
 

@@ -7,11 +7,11 @@ aligned view is tested on the Debugger itself).
 
 import streamlit as st
 
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.faults import parse_fault
-from flowdebug.engine.trace import lanes, sequence
+from flowdebug.engine.execution.faults import parse_fault
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.tracing.trace import lanes, sequence
 from flowdebug.render import to_dot
-from pages import common, play
+from ui import common, play
 
 st.set_page_config(page_title="flowdebug · play", layout="wide")
 NAMES = ["anthropic", "openai-chat", "gemini", "mcp"]

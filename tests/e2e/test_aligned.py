@@ -126,7 +126,7 @@ def test_streamed_arguments_assemble_under_each_call(page):
 def test_the_drawing_waits_for_its_box_and_an_older_drawing_never_overwrites_a_newer(browser):
     # On a page's first load Streamlit may run the view's script before it has put the box
     # in the page (one fresh load in six drew nothing here): the script waits for the box.
-    from pages.graphs import BOX, fill_script
+    from ui.graphs import BOX, fill_script
 
     ctx = browser.new_context()
     pg = ctx.new_page()

@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from flowdebug.emulator.server import Emulator
-from flowdebug.engine.debugger import Session
+from flowdebug.engine.session.debugger import Session
 from flowdebug.mcp.client import close_all
 from flowdebug.store.sessions import open_store
 from tests.e2e.app_server import ROOT, start, stop, wait_idle

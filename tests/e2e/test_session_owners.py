@@ -10,8 +10,8 @@ import pytest
 
 from flowdebug import hosting
 from flowdebug.store.sessions import open_store
-from pages.browser import OWNER_COOKIE
 from tests.e2e.app_server import app_server, wait_idle
+from ui.browser import OWNER_COOKIE
 
 pytestmark = pytest.mark.browser
 

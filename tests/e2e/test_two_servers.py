@@ -16,9 +16,9 @@ import pytest
 
 from flowdebug import hosting
 from flowdebug.store.sessions import open_store
-from pages.browser import OWNER_COOKIE
 from tests import pgserver
 from tests.e2e.app_server import app_server, wait_idle
+from ui.browser import OWNER_COOKIE
 
 pytestmark = pytest.mark.browser
 
@@ -212,7 +212,7 @@ def test_the_owner_cookie_opens_a_session_on_both_servers_and_only_for_its_brows
 
 
 def test_a_rerun_on_one_server_notices_the_other_servers_steps(pair, browser):
-    # Needs pages/common.py to check the stored revision once a run (notice_newer).
+    # Needs ui/common.py to check the stored revision once a run (notice_newer).
     url_a, url_b, db = pair
     context = browser.new_context(viewport={"width": 1600, "height": 1200})
     try:

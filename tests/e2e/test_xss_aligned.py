@@ -23,8 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from playwright.sync_api import expect
 
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.faults import parse_fault
+from flowdebug.engine.execution.faults import parse_fault
+from flowdebug.engine.session.debugger import Session
 from flowdebug.store.sessions import open_store
 from tests.e2e.app_server import CHROMIUM, FLAGS, app_server, wait_idle
 

@@ -1,7 +1,8 @@
 """Run Python source typed by a person in a child process.
 
 This is the parent side, :func:`run_code`. The child side is
-:mod:`flowdebug.engine.sandbox_child` run as a script (``python -I sandbox_child.py``): it
+:mod:`flowdebug.engine.sandboxing.sandbox_child` run as a script (``python -I sandbox_child.py``):
+it
 reads ``{"source", "arguments", "memory_mb", "marker"}`` as JSON on stdin, defines the
 person's ``handler(args)``, calls it and writes the result as one marker line on stdout after
 whatever the handler printed.
@@ -15,7 +16,7 @@ child and everything it started are killed (its user id, its pid namespace, its 
 descendants, every process carrying its mark), so nothing outlives it and no thread waits.
 
 How far it is kept from the server (its environment, memory, files, network) depends on the
-isolation mode (:mod:`flowdebug.engine.isolation`): ``bwrap``, ``user`` or ``none``. In
+isolation mode (:mod:`flowdebug.engine.sandboxing.isolation`): ``bwrap``, ``user`` or ``none``. In
 ``none`` the child runs as the server's user and can read what that user can, so a shared
 server refuses code handlers there unless its host says otherwise.
 """
@@ -38,8 +39,8 @@ from functools import cache
 from typing import Any, Literal
 
 from flowdebug import hosting
-from flowdebug.engine import isolation, sandbox_child
-from flowdebug.engine.sandbox_child import OUTPUT_LIMIT
+from flowdebug.engine.sandboxing import isolation, sandbox_child
+from flowdebug.engine.sandboxing.sandbox_child import OUTPUT_LIMIT
 from flowdebug.redact import SECRET_NAME
 
 # Variables a child may inherit; everything else is dropped.
@@ -106,7 +107,8 @@ def disable_code_handlers(disabled: bool = True) -> None:
 def code_handlers_enabled() -> bool:
     """False on a deployment that refuses to run code typed by a person:
     ``FLOWDEBUG_DISABLE_CODE_HANDLERS=1``, or a shared server (``FLOWDEBUG_SHARED=1``) whose
-    host did not let them run (:func:`flowdebug.engine.isolation.shared_code_allowed`)."""
+    host did not let them run
+    (:func:`flowdebug.engine.sandboxing.isolation.shared_code_allowed`)."""
     env = os.environ.get(DISABLE_ENV, "").strip().lower()
     if _disabled_here or env in ("1", "true", "yes", "on"):
         return False

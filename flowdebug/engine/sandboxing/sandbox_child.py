@@ -1,5 +1,5 @@
 """The child side of a code handler's run: this file run as a script (``python -I
-sandbox_child.py``) by :func:`flowdebug.engine.sandbox.run_code`.
+sandbox_child.py``) by :func:`flowdebug.engine.sandboxing.sandbox.run_code`.
 
 It reads ``{"source", "arguments", "memory_mb", "processes", "file_bytes", "marker"}`` (and
 how to contain itself: ``drop_to``, ``unshare_net``, ``sweep_all``) as JSON on stdin, contains

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import streamlit as st
 
-from pages.text import literal
+from ui.text import literal
 
 Kind = Literal["success", "error", "info"]
 TOP = "top"

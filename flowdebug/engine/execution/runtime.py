@@ -7,10 +7,11 @@ its call by id, the timing and the steps taken. For every call it
 1. refuses a repeated call id, an unknown tool (with a did-you-mean) and arguments that were
    not valid JSON;
 2. asks for approval: a destructive tool (``Tool.destructive``) runs only with an
-   :class:`~flowdebug.engine.approval.Approve` or :class:`~flowdebug.engine.approval.Edit`
+   :class:`~flowdebug.engine.execution.approval.Approve` or
+   :class:`~flowdebug.engine.execution.approval.Edit`
    decision; any call may be edited or rejected;
 3. validates the arguments against the tool's JSON Schema (Draft 2020-12,
-   :mod:`flowdebug.engine.validation`);
+   :mod:`flowdebug.engine.execution.validation`);
 4. applies an execution fault when one targets the call;
 5. runs the handler in a daemon thread, abandoned at the tool's timeout (``code`` handlers
    also kill their child process), while the other calls of the batch run concurrently;
@@ -38,11 +39,11 @@ from typing import Annotated, Any, Literal
 from jsonschema.exceptions import SchemaError
 from pydantic import Field, JsonValue
 
-from flowdebug.engine.approval import Approve, Decision, Edit, Reject
-from flowdebug.engine.faults import Fault, execution_fault
-from flowdebug.engine.handler_io import Outcome, ToolContext, exception_outcome
-from flowdebug.engine.handlers import Handler, Toolset
-from flowdebug.engine.validation import argument_errors, malformed_text, unknown_tool_text
+from flowdebug.engine.execution.approval import Approve, Decision, Edit, Reject
+from flowdebug.engine.execution.faults import Fault, execution_fault
+from flowdebug.engine.execution.handler_io import Outcome, ToolContext, exception_outcome
+from flowdebug.engine.execution.handlers import Handler, Toolset
+from flowdebug.engine.execution.validation import argument_errors, malformed_text, unknown_tool_text
 from flowdebug.hosting import clamp_result_chars, clamp_timeout
 from flowdebug.model import ErrorType, Message, ToolCall, ToolResult, _Model
 

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, JsonValue
 
-from flowdebug.engine.handlers import Toolset
+from flowdebug.engine.execution.handlers import Toolset
 from flowdebug.model import ToolCall, _Model
 
 

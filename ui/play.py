@@ -21,10 +21,10 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from flowdebug import protocols
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.views.debugger import phase_now, phase_title, refusals
 from flowdebug.views.story import Story, caption, phase_refused, phase_story
-from pages import actions, common, projector
+from ui import actions, common, projector
 
 PACES = (0.5, 1.0, 2.0)  # seconds per event
 PLAYING = "fd_playing"

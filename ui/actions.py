@@ -12,10 +12,10 @@ from typing import Any
 
 import streamlit as st
 
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.jobs import Job
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.jobs import Job
 from flowdebug.errors import FlowdebugError
-from pages import common, flash
+from ui import common, flash
 
 # Step / Step turn / Run as the pages offer them. A click only queues its action; the page
 # runs it (run_queued) before it draws its buttons, which then show the state it left:

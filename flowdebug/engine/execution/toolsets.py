@@ -6,13 +6,14 @@ A package offers a tool set by declaring it in its ``pyproject.toml``::
     inventory = "my_tools.inventory:TOOLSET"
 
 (the name that scenarios list in ``toolsets``, and a
-:class:`~flowdebug.engine.handlers.Toolset`). The sample tools join the same way, so the
+:class:`~flowdebug.engine.execution.handlers.Toolset`). The sample tools join the same way, so the
 library never imports them: tool sets plug in from above. On a shared server the python
 handlers of the registered tool sets are the only ones a person may name
-(:func:`flowdebug.engine.handlers.handler_refusal`): installing a package is the host's
+(:func:`flowdebug.engine.execution.handlers.handler_refusal`): installing a package is the host's
 decision, typing ``module:function`` is not.
 
-This module sits below :mod:`flowdebug.engine.handlers` (which asks it what is trusted), so it
+This module sits below :mod:`flowdebug.engine.execution.handlers` (which asks it what is trusted),
+so it
 reads a loaded tool set by its fields (``entries``, each ``handler``) rather than its type;
 ``Toolset.registered`` checks the type.
 """

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from flowdebug.engine.verdicts import VERDICTS
+from flowdebug.engine.tracing.verdicts import VERDICTS
 from flowdebug.lint.finding import Finding
 from flowdebug.lint.protocol import check_conversation
 from flowdebug.model import Conversation, HostedCall, HostedResult, ToolCall, ToolResult
@@ -324,7 +324,7 @@ def rejections(
     One lint of the last request's history for every protocol; a protocol that refuses it is
     then searched by halving for its first refused request (a history a vendor refuses stays
     refused as it grows), so a long history costs a few lints, not one per request. Each
-    request's verdict is remembered (:mod:`flowdebug.engine.verdicts`): a Step that sends no
+    request's verdict is remembered (:mod:`flowdebug.engine.tracing.verdicts`): a Step that sends no
     new request lints nothing.
     """
     sent = [e for e in events if e.kind in REQUESTS and e.messages is not None]

@@ -10,12 +10,12 @@ import uuid
 
 import streamlit as st
 
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import FlowdebugError
 from flowdebug.store.rooms import Question, RoomClosed, Rooms
 from flowdebug.views import predictions
-from pages import common, flash
-from pages.browser import owner
+from ui import common, flash
+from ui.browser import owner
 
 ROOM_PAGE = "pages/room.py"
 CODE = "fd_room_code"  # the room this tab follows (or came from, after a fork)
@@ -110,7 +110,7 @@ def _live(code: str) -> None:
     box = rooms()
     try:
         predictions.settle(box, state)
-        from pages import play  # the Debugger's Play: its beat is this tab's
+        from ui import play  # the Debugger's Play: its beat is this tab's
 
         upto = play.play_upto()
         if st.session_state.get("fd_room_beat", (code, None)) != (code, upto):

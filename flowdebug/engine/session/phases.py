@@ -2,7 +2,7 @@
 :func:`declare` the tools, :func:`request` the model's turn from the player, :func:`execute`
 its calls (or wait for a person's approval), :func:`continuation` (send the results back, or
 halt at the round cap). Each records its trace events through ``emit`` and says what comes
-next; :class:`~flowdebug.engine.debugger.Session` runs them one step at a time."""
+next; :class:`~flowdebug.engine.session.debugger.Session` runs them one step at a time."""
 
 from __future__ import annotations
 
@@ -10,9 +10,15 @@ import json
 
 from pydantic import JsonValue
 
-from flowdebug.engine.approval import Decision, Edit, needs_approval
-from flowdebug.engine.faults import apply_protocol_faults, apply_request_faults, first_call_number
-from flowdebug.engine.replay import (
+from flowdebug.engine.execution.approval import Decision, Edit, needs_approval
+from flowdebug.engine.execution.faults import (
+    apply_protocol_faults,
+    apply_request_faults,
+    first_call_number,
+)
+from flowdebug.engine.execution.runtime import Runtime
+from flowdebug.engine.session.session_state import SessionState
+from flowdebug.engine.tracing.replay import (
     Sink,
     continuation_event,
     declare_events,
@@ -20,8 +26,6 @@ from flowdebug.engine.replay import (
     result_event,
     turn_events,
 )
-from flowdebug.engine.runtime import Runtime
-from flowdebug.engine.session_state import SessionState
 from flowdebug.errors import ProviderError
 from flowdebug.model import Message, ToolCall
 from flowdebug.players.base import Player, WireExchange

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flowdebug import protocols
-from flowdebug.engine import scenarios
+from flowdebug.engine.session import scenarios
 from flowdebug.errors import UsageError
 from flowdebug.players import ManualPlayer, Player
 from flowdebug.players.live.player import LivePlayer

@@ -1,14 +1,15 @@
 """What a browser session starts ends with it; what the server process shares is made once.
 
 A helper of the pages, not a page. Each browser session has one owner in the resource
-registry (:mod:`flowdebug.engine.resources`), which holds the debugger sessions it has used;
+registry (:mod:`flowdebug.engine.execution.resources`), which holds the debugger sessions it has
+used;
 their MCP servers and connections are held under their ids. The owner is let go of:
 
 - when Streamlit lets the session go: the owner is a session-scoped ``st.cache_resource``,
   whose ``on_release`` Streamlit calls when the browser disconnects and when it drops the
   session (a browser that comes back within the reconnect window gets a new owner, and the
   debugger session starts its servers again on its next step);
-- as a backstop, by the process's one :class:`~flowdebug.engine.resources.Reaper`, which
+- as a backstop, by the process's one :class:`~flowdebug.engine.execution.resources.Reaper`, which
   closes every top-level owner that is no live browser session's (something started after
   its owner was released, by a step abandoned in the background).
 
@@ -28,7 +29,7 @@ from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from flowdebug.emulator.server import Emulator
-from flowdebug.engine.resources import RESOURCES, Reaper
+from flowdebug.engine.execution.resources import RESOURCES, Reaper
 
 PREFIX = "browser:"  # an owner that stands for a browser session: browser:<session id>:<n>
 

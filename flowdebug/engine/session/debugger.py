@@ -6,11 +6,12 @@ for a person. Every step appends trace events and pushes an undo snapshot; edits
 too. A step that fails (the player errs, an edit is invalid) raises and changes nothing.
 
 The whole session is one JSON-serialisable
-:class:`~flowdebug.engine.session_state.SessionState`, so it can be saved, restored, forked
-and compared. The phases themselves are :mod:`flowdebug.engine.phases`.
+:class:`~flowdebug.engine.session.session_state.SessionState`, so it can be saved, restored, forked
+and compared. The phases themselves are :mod:`flowdebug.engine.session.phases`.
 
 What the session's handlers start (an MCP server, a connection) is held under the session's
-id in :data:`flowdebug.engine.resources.RESOURCES` and let go of when the cycle ends, when the
+id in :data:`flowdebug.engine.execution.resources.RESOURCES` and let go of when the cycle ends,
+when the
 session is back at its start, and by :meth:`Session.release` (the app calls it when a browser
 session moves on to another session, and when Streamlit drops the browser session).
 """
@@ -23,15 +24,21 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from flowdebug.engine.approval import Decision, needs_approval
-from flowdebug.engine.edits import EditError, check_index, check_role, parse_message, parse_part
-from flowdebug.engine.faults import Fault
-from flowdebug.engine.handlers import Toolset
-from flowdebug.engine.phases import continuation, declare, execute, request
-from flowdebug.engine.replay import Replay
-from flowdebug.engine.resources import RESOURCES
-from flowdebug.engine.session_state import Breakpoint, SessionState, redraw
-from flowdebug.engine.trace import EventKind, Lane, Phase, TraceEvent
+from flowdebug.engine.execution.approval import Decision, needs_approval
+from flowdebug.engine.execution.faults import Fault
+from flowdebug.engine.execution.handlers import Toolset
+from flowdebug.engine.execution.resources import RESOURCES
+from flowdebug.engine.session.edits import (
+    EditError,
+    check_index,
+    check_role,
+    parse_message,
+    parse_part,
+)
+from flowdebug.engine.session.phases import continuation, declare, execute, request
+from flowdebug.engine.session.session_state import Breakpoint, SessionState, redraw
+from flowdebug.engine.tracing.replay import Replay
+from flowdebug.engine.tracing.trace import EventKind, Lane, Phase, TraceEvent
 from flowdebug.errors import UsageError
 from flowdebug.model import Conversation, Message
 from flowdebug.players.base import Player
@@ -78,7 +85,7 @@ class Session:
 
     @classmethod
     def from_scenario(cls, name: str) -> Session:
-        from flowdebug.engine import scenarios
+        from flowdebug.engine.session import scenarios
 
         sc = scenarios.load(name)
         state = SessionState(
@@ -189,7 +196,7 @@ class Session:
         """Waiting for approval, and every waiting call has its decision."""
         return self.state.status == "awaiting_approval" and self._approvals_complete()
 
-    # -- the phases' trace events (the phases are flowdebug.engine.phases) ------------
+    # -- the phases' trace events (the phases are flowdebug.engine.session.phases) ------------
 
     def _event(
         self, phase: Phase, kind: EventKind, source: Lane, target: Lane, label: str, **kw: Any

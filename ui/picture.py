@@ -16,12 +16,12 @@ from importlib import resources
 import streamlit as st
 from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
 
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.render import teaching as slide
 from flowdebug.views.debugger import refusals
 from flowdebug.views.teaching import Picture, picture
-from pages import common
-from pages import graphs as drawing
+from ui import common
+from ui import graphs as drawing
 
 _NAME = "flowdebug.teaching_picture"
 

@@ -1,5 +1,6 @@
 """Declaring a module-level Python function as a tool: :func:`python_tool` makes the
-:class:`~flowdebug.engine.handlers.ToolEntry` (a ``python`` handler), and :func:`schema_of`
+:class:`~flowdebug.engine.execution.handlers.ToolEntry` (a ``python`` handler), and
+:func:`schema_of`
 the JSON Schema of its arguments from a pydantic model."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, JsonValue
 
-from flowdebug.engine.handlers import IN_CODE, PythonHandler, ToolEntry
+from flowdebug.engine.execution.handlers import IN_CODE, PythonHandler, ToolEntry
 from flowdebug.model import Tool
 
 

@@ -4,20 +4,21 @@ A handler is data (a pydantic model in the :data:`Handler` union, keyed by ``kin
 session that declares tools and their mocks can be saved and reloaded:
 
 - ``python``: a function ``module:function`` taking the arguments dict (and optionally a
-  :class:`~flowdebug.engine.handler_io.ToolContext`), returning a JSON value or a string
-  (:mod:`flowdebug.engine.python_tools` declares such a tool from the function);
+  :class:`~flowdebug.engine.execution.handler_io.ToolContext`), returning a JSON value or a string
+  (:mod:`flowdebug.engine.execution.python_tools` declares such a tool from the function);
 - ``fixed``: always the same result (optionally an error, optionally after a delay);
 - ``template``: a ``str.format`` template filled from the arguments;
 - ``rules``: the first rule whose ``when`` / ``match`` fits the arguments gives the reply;
 - ``code``: Python source defining ``handler(args)``, run in a child process
-  (:mod:`flowdebug.engine.sandbox`);
+  (:mod:`flowdebug.engine.sandboxing.sandbox`);
 - ``mcp``: the tool of that name on an MCP server (:mod:`flowdebug.mcp.client`).
 
 This module holds the handlers that run code (``python``, ``code``, ``mcp``), the union and
 what a host refuses; ``fixed``, ``template`` and ``rules`` answer from data
-(:mod:`flowdebug.engine.canned_handlers`).
+(:mod:`flowdebug.engine.execution.canned_handlers`).
 
-``handler.run(arguments, ctx)`` returns an :class:`~flowdebug.engine.handler_io.Outcome` and
+``handler.run(arguments, ctx)`` returns an :class:`~flowdebug.engine.execution.handler_io.Outcome`
+and
 never raises for anything the handler does. Timeouts are the runtime's job: it runs ``run``
 in a thread it can abandon, and ``code`` handlers kill their child at ``ctx.deadline``.
 
@@ -38,16 +39,16 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter, ValidationInfo, field_validator, model_validator
 
 from flowdebug import hosting
-from flowdebug.engine import toolsets
-from flowdebug.engine.canned_handlers import FixedHandler, RulesHandler, TemplateHandler
-from flowdebug.engine.handler_io import (
+from flowdebug.engine.execution import toolsets
+from flowdebug.engine.execution.canned_handlers import FixedHandler, RulesHandler, TemplateHandler
+from flowdebug.engine.execution.handler_io import (
     DEFAULT_ERROR_TYPE,
     Outcome,
     ToolContext,
     exception_outcome,
 )
-from flowdebug.engine.resources import RESOURCES
-from flowdebug.engine.sandbox import (
+from flowdebug.engine.execution.resources import RESOURCES
+from flowdebug.engine.sandboxing.sandbox import (
     DISABLED_MESSAGE,
     code_handlers_enabled,
     describe_exit,
@@ -98,7 +99,8 @@ def _resolve(ref: str) -> tuple[Callable[..., Any], bool]:
 class CodeHandler(_Model):
     """Python source defining ``def handler(args): ...``, run in a child process with the
     call's timeout, a scrubbed environment and a memory limit (MiB; None: the host's). Where
-    code handlers are disabled (:func:`flowdebug.engine.sandbox.code_handlers_enabled`) every call
+    code handlers are disabled (:func:`flowdebug.engine.sandboxing.sandbox.code_handlers_enabled`)
+    every call
     is an error result with ``error_type`` ``disabled``. ``memory_mb`` is clamped to the
     host's ceiling (:func:`flowdebug.hosting.limits`): None cannot lift it."""
 
@@ -180,7 +182,8 @@ class ToolEntry(_Model):
     code or commands there cannot be made: validation raises :class:`~flowdebug.hosting.Refused`
     (not a ValidationError), so every way in (the Tools page, an import, a scenario, a stored
     session) stops with the same message. An entry declared in code from a function object
-    (:func:`~flowdebug.engine.python_tools.python_tool`, validated with :data:`IN_CODE`) names
+    (:func:`~flowdebug.engine.execution.python_tools.python_tool`, validated with :data:`IN_CODE`)
+    names
     no function a person typed, so it is not judged when made; its handler still is when it runs.
     """
 
@@ -204,7 +207,8 @@ class ToolEntry(_Model):
 
 def handler_refusal(handler: Handler, tool: str | None = None) -> Refused | None:
     """Why ``handler`` may not run on this server, or None: on a shared server, a ``code``
-    handler, a ``python`` handler of no registered tool set (:mod:`flowdebug.engine.toolsets`),
+    handler, a ``python`` handler of no registered tool set
+    (:mod:`flowdebug.engine.execution.toolsets`),
     an MCP server over stdio or at a URL the host did not allow."""
     if not hosting.shared():
         return None
@@ -269,7 +273,8 @@ class Toolset(_Model):
 
     @classmethod
     def registered(cls, *names: str) -> Toolset:
-        """The tool sets registered under ``names`` (:mod:`flowdebug.engine.toolsets`) joined
+        """The tool sets registered under ``names`` (:mod:`flowdebug.engine.execution.toolsets`)
+        joined
         into one, e.g. ``Toolset.registered("weather", "tasks")``."""
         joined = cls()
         for name in names:
@@ -301,7 +306,7 @@ def prepare_mcp_handler(handler: McpHandler, ctx: ToolContext) -> None:
 
 
 def run_mcp_handler(handler: McpHandler, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
-    """What :class:`~flowdebug.engine.handlers.McpHandler` runs: one ``tools/call``."""
+    """What :class:`~flowdebug.engine.execution.handlers.McpHandler` runs: one ``tools/call``."""
     remaining = ctx.remaining
     timeout = (
         CALL_TIMEOUT if remaining == float("inf") else max(round(remaining - _MARGIN, 1), 0.05)

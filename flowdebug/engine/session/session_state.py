@@ -10,12 +10,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
-from flowdebug.engine.approval import Decision
-from flowdebug.engine.faults import Fault
-from flowdebug.engine.handlers import Toolset
-from flowdebug.engine.replay import rebuild
-from flowdebug.engine.runtime import Execution, Policy
-from flowdebug.engine.trace import TraceEvent
+from flowdebug.engine.execution.approval import Decision
+from flowdebug.engine.execution.faults import Fault
+from flowdebug.engine.execution.handlers import Toolset
+from flowdebug.engine.execution.runtime import Execution, Policy
+from flowdebug.engine.tracing.replay import rebuild
+from flowdebug.engine.tracing.trace import TraceEvent
 from flowdebug.model import Conversation
 
 Status = Literal["ready", "awaiting_approval", "finished", "halted"]

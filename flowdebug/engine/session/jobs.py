@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from flowdebug.engine.debugger import Session
+from flowdebug.engine.session.debugger import Session
 
 
 class Job:

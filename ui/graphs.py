@@ -13,10 +13,10 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from flowdebug import protocols
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.render import Style, to_png
 from flowdebug.views.debugger import AlignedView, aligned, refusals
-from pages import common, projector
+from ui import common, projector
 
 # The SVG keeps its natural size (type as laid out, one scale for all vendors); a view wider
 # than the page scrolls sideways inside its own box instead of shrinking. The box is drawn

@@ -2,7 +2,7 @@
 
 Everything here is per browser session (st.session_state); two people on one server never
 share a debugger session. The sidebar is drawn once, by app.py, around whichever page runs.
-What the debugger session starts is held for this browser session (pages/lifetime.py).
+What the debugger session starts is held for this browser session (ui/lifetime.py).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from flowdebug import protocols
-from flowdebug.engine import scenarios
-from flowdebug.engine.debugger import Session
-from flowdebug.engine.player_choice import KINDS, LABELS, PlayerChoice, make_player
-from flowdebug.engine.session_state import SessionState
+from flowdebug.engine.session import scenarios
+from flowdebug.engine.session.debugger import Session
+from flowdebug.engine.session.player_choice import KINDS, LABELS, PlayerChoice, make_player
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import FlowdebugError
 from flowdebug.players.live.settings import LIVE_PROTOCOLS
 from flowdebug.redact import register_secret, url_secrets
@@ -30,9 +30,9 @@ from flowdebug.store.sessions import StaleSession, Store, open_store
 from flowdebug.views import vendors
 from flowdebug.views.debugger import status_words
 from flowdebug.views.new_session import session_name
-from pages import flash, lifetime
-from pages.browser import keep_owner_cookie, owner
-from pages.text import literal
+from ui import flash, lifetime
+from ui.browser import keep_owner_cookie, owner
+from ui.text import literal
 
 DEFAULT_SCENARIO = "weather"
 APP_SCRIPT = "app.py"  # the app's entry point, which draws the sidebar around every page

@@ -20,7 +20,7 @@ STATE: dict[str, str] = {
     "fd_owner_sent": "the owner secret already written to the browser's cookie",
     "fd_attendee": "an attendee's id on a room page when no owner cookie is set",
     "fd_collapse_sidebar": "presenter mode just turned on: app.py collapses the sidebar once",
-    "fd_flash": "the messages an action said for the page's next run (pages/flash.py)",
+    "fd_flash": "the messages an action said for the page's next run (ui/flash.py)",
     "scenario": "the scenario picked in the sidebar",
     "branch": "the branch picked on the History page",
     # the sidebar's settings
@@ -42,7 +42,7 @@ STATE: dict[str, str] = {
     "show_history": "whether the message history is shown under the graphs",
     "show_stream": "whether streamed responses are drawn as their events",
     "fd_room_beat": "(room code, event) of Play's beat last published to the room",
-    # Play (pages/play.py)
+    # Play (ui/play.py)
     "fd_playing": "whether a playback is on",
     "fd_play_toggled": "Play or Pause was pressed in this run",
     "fd_play_upto": "the last event a playback revealed (-1: none yet)",

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowdebug.engine.runtime import REFUSED
-from flowdebug.engine.trace import (
+from flowdebug.engine.execution.runtime import REFUSED
+from flowdebug.engine.tracing.trace import (
     EventKind,
     Lane,
     Phase,

@@ -6,7 +6,7 @@ import threading
 import time
 from collections import OrderedDict
 
-from flowdebug.engine.handlers import McpHandler, ToolEntry, Toolset
+from flowdebug.engine.execution.handlers import McpHandler, ToolEntry, Toolset
 from flowdebug.mcp.client import McpClient
 from flowdebug.mcp.spec import McpServerSpec
 from flowdebug.model import Tool

@@ -2,7 +2,7 @@
 
 The sample scenarios live in ``sample_tools/scenarios/``; any other file with the same shape
 loads by path. A scenario names registered tool sets (``toolsets``, see
-:mod:`flowdebug.engine.toolsets`) and/or declares tools with
+:mod:`flowdebug.engine.execution.toolsets`) and/or declares tools with
 declarative handlers inline (``tools``), and/or takes the tools of an MCP server (``mcp``:
 ``{"stdio": [...]}`` or ``{"url": ...}``), listed with ``tools/list`` and called with
 ``tools/call``.
@@ -21,17 +21,17 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from flowdebug import hosting
-from flowdebug.engine.faults import Fault, parse_fault
-from flowdebug.engine.handlers import ToolEntry, Toolset
-from flowdebug.engine.mcp_tools import toolset_from_mcp
-from flowdebug.engine.runtime import Policy
+from flowdebug.engine.execution.faults import Fault, parse_fault
+from flowdebug.engine.execution.handlers import ToolEntry, Toolset
+from flowdebug.engine.execution.mcp_tools import toolset_from_mcp
+from flowdebug.engine.execution.runtime import Policy
 from flowdebug.errors import CodecError, UsageError, json_path
 from flowdebug.hosting import Refused
 from flowdebug.mcp.spec import McpServerSpec
 from flowdebug.model import Conversation, Message, Text, ToolChoice
 from flowdebug.players.scripted import ScriptedPlayer, ScriptedTurn
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_tools" / "scenarios"
+SAMPLES = Path(__file__).resolve().parents[3] / "sample_tools" / "scenarios"
 
 
 class Scenario(BaseModel):

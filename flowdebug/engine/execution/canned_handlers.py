@@ -16,7 +16,7 @@ import regex
 from pydantic import Field, JsonValue, field_validator
 
 from flowdebug import hosting
-from flowdebug.engine.handler_io import (
+from flowdebug.engine.execution.handler_io import (
     DEFAULT_ERROR_TYPE,
     Outcome,
     ToolContext,
