@@ -1,6 +1,7 @@
 """Sample tool sets with mock handlers, ready to load into a session.
 
-Each module declares its tools as a :class:`~flowdebug.engine.handlers.Toolset` of python-handled
+Each module declares its tools as a :class:`~flowdebug.engine.execution.handlers.Toolset` of
+python-handled
 entries: ``weather`` (Tokyo never answers in time), ``tasks`` (a task API whose store lives in
 the session state), ``files`` (a read-only fake file tree) and ``shell`` (canned command
 output, annotated destructive). Each is registered under its name in the entry-point group
@@ -10,7 +11,7 @@ never imports this package.
 
 from __future__ import annotations
 
-from flowdebug.engine.handlers import Toolset
+from flowdebug.engine.execution.handlers import Toolset
 from flowdebug.errors import UsageError
 from sample_tools import files, shell, tasks, weather
 

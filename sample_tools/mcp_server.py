@@ -40,10 +40,10 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-from flowdebug.engine.handler_io import Outcome, ToolContext, exception_outcome
-from flowdebug.engine.handlers import ToolEntry, Toolset
-from flowdebug.engine.python_tools import python_tool
-from flowdebug.engine.validation import argument_errors
+from flowdebug.engine.execution.handler_io import Outcome, ToolContext, exception_outcome
+from flowdebug.engine.execution.handlers import ToolEntry, Toolset
+from flowdebug.engine.execution.python_tools import python_tool
+from flowdebug.engine.execution.validation import argument_errors
 from flowdebug.model import Image, Text, ToolResult
 from flowdebug.protocols.mcp.convert import INVALID_PARAMS, result_to_mcp, tool_to_mcp
 from sample_tools import tasks, weather

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flowdebug.engine.handlers import Toolset
-from flowdebug.engine.python_tools import python_tool
+from flowdebug.engine.execution.handlers import Toolset
+from flowdebug.engine.execution.python_tools import python_tool
 
 OUTPUTS = {
     "ls": "README.md\nnotes\nsrc\n",

@@ -7,9 +7,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from flowdebug.engine.handler_io import ToolContext, ToolError
-from flowdebug.engine.handlers import Toolset
-from flowdebug.engine.python_tools import python_tool
+from flowdebug.engine.execution.handler_io import ToolContext, ToolError
+from flowdebug.engine.execution.handlers import Toolset
+from flowdebug.engine.execution.python_tools import python_tool
 
 
 class CreateTask(BaseModel):

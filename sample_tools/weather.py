@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from flowdebug.engine.handler_io import ToolContext
-from flowdebug.engine.handlers import Toolset
-from flowdebug.engine.python_tools import python_tool
+from flowdebug.engine.execution.handler_io import ToolContext
+from flowdebug.engine.execution.handlers import Toolset
+from flowdebug.engine.execution.python_tools import python_tool
 
 PARAMETERS = {
     "type": "object",
