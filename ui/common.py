@@ -103,8 +103,14 @@ def session() -> Session:
                 flash.error(str(e))
             except FlowdebugError as e:
                 flash.error(f"could not reopen session {wanted}: {e}")
-        elif last := next(iter(store().list(owner=owner())), None):
-            try:  # opening the app resumes the session saved last, rather than a new one
+        elif last := next(
+            # opening the app resumes the session saved last, rather than a new one; one
+            # that another browser session has open stays its own (a room of attendees on a
+            # server without owners each starts their own, not the session saved last)
+            (s for s in store().list(owner=owner()) if not lifetime.held_elsewhere(s.id)),
+            None,
+        ):
+            try:
                 open_saved(last.id)
             except FlowdebugError as e:
                 flash.error(f"could not reopen your last session: {e}")

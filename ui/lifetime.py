@@ -59,6 +59,12 @@ def hold(session_id: str) -> None:
     RESOURCES.link(_holder().owner, session_id)
 
 
+def held_elsewhere(session_id: str) -> bool:
+    """Whether another live browser session (another tab, another attendee) holds the
+    debugger session ``session_id`` now."""
+    return bool(RESOURCES.holders(session_id) - {_holder().owner})
+
+
 def let_go(session_id: str) -> None:
     """This browser session moved on from ``session_id``: its servers close unless another
     browser session holds it too."""

@@ -63,11 +63,14 @@ class WrittenCache:
 
 
 def first_change(old: list[Any], new: list[Any]) -> int:
-    """The first index where ``new`` holds another object than ``old``."""
+    """The first index where ``new`` holds another value than ``old``. The same objects are
+    the common case (a step appends); a copy of the state (a Step run in the background on a
+    clone, a reload) holds equal items that are other objects, and they are not written
+    again: comparing them costs far less than packing a long history at every Step."""
     if len(old) <= len(new) and all(map(operator.is_, old, new)):  # a step: in C, no loop
         return len(old)
     for i, (a, b) in enumerate(zip(old, new, strict=False)):
-        if a is not b:
+        if a is not b and a != b:
             return i
     return min(len(old), len(new))
 

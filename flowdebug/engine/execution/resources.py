@@ -128,6 +128,11 @@ class Resources:
             self._children.setdefault(parent, set()).add(child)
             self._parents.setdefault(child, set()).add(parent)
 
+    def holders(self, child: str) -> set[str]:
+        """The owners that hold ``child`` now."""
+        with self._lock:
+            return set(self._parents.get(child, ()))
+
     def let_go(self, parent: str, child: str) -> int:
         """``parent`` no longer holds ``child``: the child is closed (in the background, see
         :meth:`close_later`) unless another owner still holds it. Returns how many resources
