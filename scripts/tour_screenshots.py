@@ -167,10 +167,8 @@ def instructor(browser, url: str) -> list[Path]:
     continuation, at a projector's 1280x720."""
     page = open_page(browser, url, PROJECTOR)
     page.get_by_text("Presenter mode (large type)").click()
-    settle(page)
-    page.locator("[data-testid='stSidebar']").hover()
-    page.locator("[data-testid='stSidebarCollapseButton'] button").click()
-    settle(page)
+    settle(page)  # presenter mode collapses the sidebar itself
+    page.locator("[data-testid='stSidebar'][data-collapsed='true']").wait_for(state="attached")
     page.locator("h1").first.click()  # the keys go to the page, not to a field
     for n in range(1, 5):
         page.keyboard.press("n")
@@ -202,8 +200,8 @@ def developer(browser, url: str) -> list[Path]:
     page.locator(".st-key-ab_run button").wait_for()
     settle(page)
     page.locator(".st-key-ab_run button").click()
-    table = page.locator("[data-testid='stDataFrame']").last
-    table.wait_for()
+    table = page.locator("[data-testid='stDataFrame']").last  # the runs, in a closed expander
+    table.wait_for(state="attached")
     settle(page)
     to_top(page.get_by_role("heading", name="A/B test a tool description"))
     settle(page)
