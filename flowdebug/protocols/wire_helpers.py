@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+from flowdebug import jsontext
 from flowdebug.model import Details
 from flowdebug.protocols.base import Warnings, expect, known
 
@@ -51,3 +52,16 @@ def optional(
 ) -> Any:
     """``obj[key]`` checked against ``typ``, or None when the key is absent or null."""
     return None if obj.get(key) is None else expect(protocol, obj[key], f"{path}.{key}", typ)
+
+
+def arguments_from_text(text: str) -> tuple[dict[str, Any], str | None]:
+    """A call's arguments sent as JSON text (OpenAI Chat and Responses): ``(arguments,
+    raw_arguments)``. Text that is not a JSON object is kept raw; ``""`` (a streamed call
+    whose argument deltas have not arrived) means no arguments."""
+    if text == "":
+        return {}, None
+    try:
+        value = jsontext.embedded(text)
+    except ValueError:
+        return {}, text
+    return (value, None) if isinstance(value, dict) else ({}, text)

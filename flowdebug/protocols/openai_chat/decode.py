@@ -12,7 +12,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from flowdebug import jsontext
 from flowdebug.errors import CodecError, json_path
 from flowdebug.protocols.base import Warnings, expect, require
 from flowdebug.protocols.error_results import error_message
@@ -21,6 +20,7 @@ from flowdebug.protocols.openai_chat.compat import (
     decode_extra_content,
     decode_reasoning,
 )
+from flowdebug.protocols.wire_helpers import arguments_from_text
 
 PROTOCOL = "openai-chat"
 
@@ -36,17 +36,6 @@ _ASSISTANT_KEYS = {
     "reasoning_content",
     "reasoning",
 }
-
-
-def _parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
-    """(arguments, raw_arguments): a string that is not a JSON object is kept raw."""
-    if text == "":  # a streamed call starts with arguments "": no arguments at all
-        return {}, None
-    try:
-        value = jsontext.embedded(text)
-    except ValueError:
-        return {}, text
-    return (value, None) if isinstance(value, dict) else ({}, text)
 
 
 def _name_details(raw: dict[str, Any], path: str, **more: Any) -> dict[str, Any] | None:
@@ -118,7 +107,7 @@ def _decode_call(item: Any, path: str) -> Raw:
             f"{kind!r} tool calls are not supported; only 'function' calls are",
         )
     function = require(PROTOCOL, item, "function", path, dict)
-    arguments, raw = _parse_arguments(
+    arguments, raw = arguments_from_text(
         require(PROTOCOL, function, "arguments", f"{path}.function", str)
     )
     out = {
@@ -142,7 +131,7 @@ def legacy_call_id(index: int) -> str:
 def _decode_function_call(raw: Any, path: str, call_id: str) -> Raw:
     """A legacy ``message.function_call`` ({name, arguments}) as a canonical call."""
     expect(PROTOCOL, raw, path, dict)
-    arguments, raw_arguments = _parse_arguments(require(PROTOCOL, raw, "arguments", path, str))
+    arguments, raw_arguments = arguments_from_text(require(PROTOCOL, raw, "arguments", path, str))
     return {
         "kind": "tool_call",
         "id": call_id,

@@ -20,10 +20,10 @@ from flowdebug.protocols.openai_responses.fields import (
     details,
     extras,
     joined,
-    parse_arguments,
     reasoning_basis,
 )
 from flowdebug.protocols.openai_responses.hosted import HOSTED_NAMES, HOSTED_REPLIES, decode_hosted
+from flowdebug.protocols.wire_helpers import arguments_from_text
 
 
 class ItemDecoder:
@@ -169,7 +169,7 @@ class ItemDecoder:
             if item.get("status") is not None:
                 mine["status"] = item["status"]
         else:
-            arguments, raw = parse_arguments(require(PROTOCOL, item, "arguments", path, str))
+            arguments, raw = arguments_from_text(require(PROTOCOL, item, "arguments", path, str))
         if item_id is not None:
             expect(PROTOCOL, item_id, f"{path}.id", str)
             if item_id != call_item_id(call_id) or mine:

@@ -9,7 +9,6 @@ import json
 import re
 from typing import Any
 
-from flowdebug import jsontext
 from flowdebug.model import Image, ToolCall
 
 PROTOCOL = "openai-responses"
@@ -90,18 +89,6 @@ def arguments_text(call: ToolCall) -> str:
     if call.raw_arguments is not None:
         return call.raw_arguments
     return json.dumps(call.arguments, separators=(",", ":"), ensure_ascii=False)
-
-
-def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
-    """(arguments, raw_arguments): a string that is not a JSON object is kept raw; ``""``
-    (a call whose argument deltas have not arrived) means ``{}``."""
-    if text == "":
-        return {}, None
-    try:
-        value = jsontext.embedded(text)
-    except ValueError:
-        return {}, text
-    return (value, None) if isinstance(value, dict) else ({}, text)
 
 
 def image_url(image: Image) -> str | None:

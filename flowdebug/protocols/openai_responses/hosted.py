@@ -16,7 +16,8 @@ from typing import Any
 
 from flowdebug.model import HostedCall, HostedResult, Image, Part, Text
 from flowdebug.protocols.base import Warnings, require
-from flowdebug.protocols.openai_responses.fields import PROTOCOL, own, parse_arguments
+from flowdebug.protocols.openai_responses.fields import PROTOCOL, own
+from flowdebug.protocols.wire_helpers import arguments_from_text
 
 # Item type -> the canonical hosted tool name. An mcp_call uses the remote tool's own name
 # and sets ``server``: only an executed connector call does (other vendors map exactly those),
@@ -72,7 +73,7 @@ def decode_hosted(item: dict[str, Any], path: str) -> list[Part]:
 def _arguments(item: dict[str, Any]) -> dict[str, Any]:
     kind = item["type"]
     if kind in ("mcp_call", "mcp_approval_request"):
-        arguments, raw = parse_arguments(str(item.get("arguments") or ""))
+        arguments, raw = arguments_from_text(str(item.get("arguments") or ""))
         arguments = arguments if raw is None else {"input": raw}
         if kind == "mcp_approval_request":
             return {"server_label": item.get("server_label"), "name": item.get("name")} | {
