@@ -100,6 +100,9 @@ def server(
         **dict(os.environ),
         "PYTHONPATH": str(root),
         "FLOWDEBUG_DB": str(db),
+        # thirty attendees on one server without owners: each starts on a session of their
+        # own, as every visitor did before the app resumed the session saved last
+        "FLOWDEBUG_RESUME_LAST": "0",
     }
     if TRACE_MEMORY:
         named = f"{TRACE_MEMORY.stem}-{root.name}-{app.stem}.txt"

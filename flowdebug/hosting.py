@@ -49,6 +49,7 @@ ALLOWED_BASE_URLS_ENV = "FLOWDEBUG_ALLOWED_BASE_URLS"
 MAX_TIMEOUT_ENV = "FLOWDEBUG_MAX_TOOL_TIMEOUT"
 MAX_MEMORY_ENV = "FLOWDEBUG_MAX_CODE_MEMORY_MB"
 MAX_RESULT_ENV = "FLOWDEBUG_MAX_RESULT_CHARS"
+RESUME_ENV = "FLOWDEBUG_RESUME_LAST"
 
 _TRUE = ("1", "true", "yes", "on")
 
@@ -69,6 +70,14 @@ def _flag(name: str) -> bool:
 def shared() -> bool:
     """True when the host runs one server for many people (``FLOWDEBUG_SHARED=1``)."""
     return _flag(SHARED_ENV)
+
+
+def resume_last() -> bool:
+    """Whether opening the app without a session in its address resumes the session saved
+    last (the default: this browser's own on a shared server). ``FLOWDEBUG_RESUME_LAST=0``
+    starts every visitor on a new session instead: for a room on one server that is not
+    shared, where the session saved last is somebody else's."""
+    return os.environ.get(RESUME_ENV, "1").strip().lower() in _TRUE
 
 
 def allowlist(env: str) -> list[str]:

@@ -16,7 +16,7 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from flowdebug import protocols
+from flowdebug import hosting, protocols
 from flowdebug.engine.session import scenarios
 from flowdebug.engine.session.debugger import Session
 from flowdebug.engine.session.player_choice import KINDS, LABELS, PlayerChoice, make_player
@@ -103,13 +103,13 @@ def session() -> Session:
                 flash.error(str(e))
             except FlowdebugError as e:
                 flash.error(f"could not reopen session {wanted}: {e}")
-        elif last := next(
+        elif hosting.resume_last() and (last := next(
             # opening the app resumes the session saved last, rather than a new one; one
             # that another browser session has open stays its own (a room of attendees on a
             # server without owners each starts their own, not the session saved last)
             (s for s in store().list(owner=owner()) if not lifetime.held_elsewhere(s.id)),
             None,
-        ):
+        )):
             try:
                 open_saved(last.id)
             except FlowdebugError as e:

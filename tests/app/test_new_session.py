@@ -9,6 +9,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from flowdebug import hosting
 from flowdebug.model import ToolCall
 from flowdebug.store.sessions import open_store
 from tests.app.markdown import shown
@@ -158,6 +159,17 @@ def test_opening_the_app_resumes_the_session_saved_last_instead_of_making_a_new_
     assert visit.session_state.fd_session.state.id == mine
     assert len(open_store().list()) == count
     assert type(visit.session_state.fd_session.player).__name__ == "ReadingPlayer"
+
+
+def test_a_host_can_start_every_visitor_on_a_new_session(monkeypatch):
+    app = page("sessions.py")
+    fill_flights_form(app)
+    app.button(key="new_create").click().run()
+    mine = app.session_state.fd_session.state.id
+    monkeypatch.setenv(hosting.RESUME_ENV, "0")
+    visit = page("debugger.py")
+    assert visit.session_state.fd_session.state.id != mine
+    assert visit.session_state.fd_session.state.scenario == "weather"
 
 
 def test_an_exported_trace_imported_again_keeps_its_name():

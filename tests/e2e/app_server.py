@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from flowdebug.hosting import RESUME_ENV
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [
@@ -132,7 +134,9 @@ def stop(proc: subprocess.Popen, wait: float = 10.0) -> None:
 def app_server(db: Path, script: Path | None = None, **env: str) -> Iterator[str]:
     """The app's URL, served with its sessions in ``db`` until the block ends; ``script``: a
     page to serve alone instead of app.py (a test's own page)."""
-    environ = {**os.environ, "PYTHONPATH": str(ROOT), "FLOWDEBUG_DB": str(db), **env}
+    # each browser test starts on a new session, not on the one another test saved last
+    environ = {**os.environ, "PYTHONPATH": str(ROOT), "FLOWDEBUG_DB": str(db)}
+    environ = {RESUME_ENV: "0", **environ, **env}
     proc, url = start(
         ["-m", "streamlit", "run", str(script or ROOT / "app.py")], environ, db.parent
     )
@@ -186,3 +190,11 @@ def wait_idle(page) -> None:
     is a loading skeleton, and the page's content has not changed for 200 ms."""
     page.evaluate(_CALLED)
     page.wait_for_function(_IDLE, polling=50, timeout=30_000)
+
+
+def open_sidebar(page) -> None:
+    """Open the sidebar when it is collapsed (presenter mode collapses it)."""
+    if page.locator("[data-testid='stSidebar'][data-collapsed='true']").count():
+        page.locator("[data-testid='stExpandSidebarButton']").first.click()
+        page.locator("[data-testid='stSidebar'][data-collapsed='false']").wait_for()
+        wait_idle(page)

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.e2e.app_server import ROOT, wait_idle
+from tests.e2e.app_server import ROOT, open_sidebar, wait_idle
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -125,6 +125,7 @@ def test_sidebar_settings_survive_page_switches(page, server):
     page.get_by_text("Presenter mode (large type)").click()
     wait_idle(page)
     assert presenter.is_checked()
+    open_sidebar(page)  # presenter mode collapsed it
     # History then Protocols lost the setting once: each page switch is checked
     for name in ("History", "Protocols", "History", "Tools", "Debugger"):
         page.get_by_role("link", name=name).click()

@@ -32,9 +32,10 @@ import pytest
 
 from flowdebug.emulator.server import Emulator
 from flowdebug.engine.session.debugger import Session
+from flowdebug.hosting import RESUME_ENV
 from flowdebug.mcp.client import close_all
 from flowdebug.store.sessions import open_store
-from tests.e2e.app_server import ROOT, start, stop, wait_idle
+from tests.e2e.app_server import ROOT, open_sidebar, start, stop, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -186,6 +187,7 @@ def server(tmp_path_factory) -> Iterator[Server]:
         "FLOWDEBUG_DB": str(base / "sessions.db"),
         "TMPDIR": str(tmp),  # every temporary file the server makes lands here
         "FLOWDEBUG_TEST_ANYIO_IDLE": str(ANYIO_IDLE),
+        RESUME_ENV: "0",  # each test's browser starts on a new session
     }
     env.pop("FLOWDEBUG_SHARED", None)  # the MCP scenario's stdio server must be allowed
     # The server's own interpreter, not a wrapper (pooled_server hands over to Streamlit in its
@@ -312,6 +314,7 @@ def test_the_sidebar_keeps_its_values_from_page_to_page(server, browser):
     wait_idle(page)
     page.locator(".st-key-presenter label").click()
     wait_idle(page)
+    open_sidebar(page)  # presenter mode collapsed it
     chips = page.locator(".st-key-protocols [data-tag]")
     before = chips.count()
     assert before >= 5
