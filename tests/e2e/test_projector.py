@@ -7,6 +7,8 @@ to artifacts/screenshots/ (kept by CI).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from flowdebug.render.dot import HIGHLIGHT
@@ -65,7 +67,8 @@ def _choose(page, scenario: str, wait: bool = True) -> None:
     box = page.get_by_role("combobox", name="Scenario")
     box.click()
     box.fill(scenario)
-    page.keyboard.press("Enter")
+    # the option named so, not the first one the typed text matches (mcp_tasks, …)
+    page.get_by_role("option", name=re.compile(rf"^{re.escape(scenario)} ")).click()
     wait_idle(page)
     if wait:
         _at_step(page, 0)
@@ -111,8 +114,8 @@ def choose_layout(page, label: str) -> None:
 
 
 def test_after_ten_steps_step_button_and_lit_step_are_on_screen(page):
+    _choose(page, "tasks")  # while the sidebar is open
     _collapse_sidebar(page)
-    _choose(page, "tasks")
     step = page.locator(".st-key-step button").first
     for n in range(1, 11):
         step.click()
