@@ -165,6 +165,32 @@ class BareTool:
     inner: str = "$.tools"  # where the list sits in that request
 
 
+def kept(body: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """The entries of ``body`` under ``keys``: a request body cut down to what an endpoint
+    that takes fewer fields (a count-tokens endpoint) accepts."""
+    return {k: body[k] for k in keys if k in body}
+
+
+@dataclass(frozen=True)
+class TokenCount:
+    """A vendor's endpoint that counts a request's input tokens without running the model:
+    the live player sends to it (``players/live/counting.py``), the emulator answers it.
+
+    ``body`` turns one of the vendor's request bodies, and the model, into the endpoint's
+    body; ``answer`` is the endpoint's answer holding a count, ``read`` the count in one.
+    ``sdk_method`` is the SDK client's method (dotted), where the SDK has one that carries
+    tools (None: the sender posts the body itself).
+    """
+
+    endpoint: str  # "POST /v1/messages/count_tokens", as the vendor's reference names it
+    docs: str  # the reference page it was checked against
+    route: re.Pattern[str]  # the emulator's route (a ``model`` group when the path names it)
+    body: Callable[[dict[str, Any], str], dict[str, Any]]
+    answer: Callable[[int], dict[str, Any]]
+    read: Callable[[Any], int]
+    sdk_method: str | None = None
+
+
 @dataclass(frozen=True)
 class Facts:
     """One vendor protocol, as the code outside its codec needs to know it."""
@@ -239,6 +265,8 @@ class Facts:
     # Training files the vendor documents, by export format name: a function from a
     # conversation to one example and what it cannot hold (a ``Converted``; exchange/training).
     training_formats: Mapping[str, Callable[[Conversation], Any]] = field(default_factory=dict)
+    # The endpoint counting a request's input tokens (None: the vendor documents none).
+    token_count: TokenCount | None = None
 
     @property
     def base_path(self) -> str:

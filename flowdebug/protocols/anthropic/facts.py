@@ -7,7 +7,7 @@ import re
 from flowdebug.protocols.anthropic import errors
 from flowdebug.protocols.anthropic.arguments import stream_arguments
 from flowdebug.protocols.anthropic.rules import LINT
-from flowdebug.protocols.facts import BareTool, Facts, Fields, Snippet, Terms
+from flowdebug.protocols.facts import BareTool, Facts, Fields, Snippet, Terms, TokenCount, kept
 
 SNIPPET = Snippet(
     "anthropic",
@@ -38,6 +38,21 @@ SERVER_TOOLS = frozenset(
      "text_editor_code_execution", "advisor", "tool_search_tool_regex",
      "tool_search_tool_bm25", "mcp_toolset"}
 )  # fmt: skip
+
+# POST /v1/messages/count_tokens takes the request's model, messages, system, tools,
+# tool_choice and thinking (no max_tokens, no stream) and answers {"input_tokens": n}.
+TOKEN_COUNT = TokenCount(
+    endpoint="POST /v1/messages/count_tokens",
+    docs="https://platform.claude.com/docs/en/api/messages/count_tokens",
+    route=re.compile(r"^(?:/v1)?/messages/count_tokens$"),
+    body=lambda body, model: {
+        **kept(body, ("messages", "system", "tools", "tool_choice", "thinking")),
+        "model": model,
+    },
+    answer=lambda n: {"input_tokens": n},
+    read=lambda answer: int(answer["input_tokens"]),
+    sdk_method="messages.count_tokens",
+)
 
 FACTS = Facts(
     name="anthropic",
@@ -89,4 +104,5 @@ FACTS = Facts(
     sdk_loggers=("anthropic",),
     sdk_headers_env="ANTHROPIC_CUSTOM_HEADERS",
     sdk_method="messages.create",
+    token_count=TOKEN_COUNT,
 )

@@ -12,7 +12,7 @@ from flowdebug.model import StopReason
 from flowdebug.protocols.bedrock import errors, eventstream
 from flowdebug.protocols.bedrock.arguments import stream_arguments
 from flowdebug.protocols.bedrock.snippet import SNIPPET
-from flowdebug.protocols.facts import BareTool, Facts, Fields, Terms, TurnRules
+from flowdebug.protocols.facts import BareTool, Facts, Fields, Terms, TokenCount, TurnRules, kept
 
 PROTOCOL = "bedrock"
 TITLE = "Bedrock Converse"
@@ -20,6 +20,25 @@ TITLE = "Bedrock Converse"
 # (and /converse-stream), URL-encoded (``...v1%3A0``).
 ENDPOINT = "/model/{modelId}/converse"
 STREAM_ENDPOINT = "/model/{modelId}/converse-stream"
+# CountTokens (botocore's operation): POST /model/{modelId}/count-tokens with
+# {"input": {"converse": {messages, system, toolConfig, additionalModelRequestFields}}},
+# answered {"inputTokens": n}. Only some models count (the others answer a
+# ValidationException).
+TOKEN_COUNT = TokenCount(
+    endpoint="POST /model/{modelId}/count-tokens",
+    docs="https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CountTokens.html",
+    route=re.compile(r"^/model/(?P<model>[^/]+)/count-tokens$"),
+    body=lambda body, model: {
+        "input": {
+            "converse": kept(
+                body, ("messages", "system", "toolConfig", "additionalModelRequestFields")
+            )
+        }
+    },
+    answer=lambda n: {"inputTokens": n},
+    read=lambda answer: int(answer["inputTokens"]),
+    sdk_method="count_tokens",
+)
 
 # botocore ToolName: pattern [a-zA-Z0-9_-]+, length 1-64.
 NAME_RULE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -185,4 +204,5 @@ FACTS = Facts(
     sdk_sender="flowdebug.players.live.bedrock",
     sdk_loggers=("botocore",),
     sdk_method="converse",
+    token_count=TOKEN_COUNT,
 )

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import re
 
-from flowdebug.protocols.facts import BareTool, Facts, Fields, SdkRewrite, Snippet, Terms
+from flowdebug.protocols.facts import (
+    BareTool,
+    Facts,
+    Fields,
+    SdkRewrite,
+    Snippet,
+    Terms,
+    TokenCount,
+    kept,
+)
 from flowdebug.protocols.gemini import errors
 from flowdebug.protocols.gemini.arguments import stream_arguments
 from flowdebug.protocols.gemini.rules import LINT
@@ -87,6 +96,26 @@ BARE_TOOLS = (
     ),
 )
 
+# POST /v1beta/{model=models/*}:countTokens: tools and the system instruction are counted
+# only inside a whole ``generateContentRequest`` (plain ``contents`` count the prompt alone);
+# the answer is {"totalTokens": n}. google-genai's count_tokens refuses tools outside
+# Vertex AI, so the live player posts the body itself.
+TOKEN_COUNT = TokenCount(
+    endpoint="POST /v1beta/models/{model}:countTokens",
+    docs="https://ai.google.dev/api/tokens",
+    route=re.compile(
+        r"^/(?P<version>v1|v1beta|v1alpha)/(?:models/)?(?P<model>[^/:]+):countTokens$"
+    ),
+    body=lambda body, model: {
+        "generateContentRequest": {
+            "model": model if model.startswith("models/") else f"models/{model}",
+            **kept(body, ("contents", "tools", "toolConfig", "systemInstruction")),
+        }
+    },
+    answer=lambda n: {"totalTokens": n},
+    read=lambda answer: int(answer["totalTokens"]),
+)
+
 FACTS = Facts(
     name="gemini",
     title="Google Gemini",
@@ -150,4 +179,5 @@ FACTS = Facts(
     sdk_loggers=("google_genai",),
     sdk_method="models.generate_content",
     sdk_rewrites=SDK_REWRITES,
+    token_count=TOKEN_COUNT,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from flowdebug.protocols.facts import BareTool, Facts, Fields, Snippet, Terms
+from flowdebug.protocols.facts import BareTool, Facts, Fields, Snippet, Terms, TokenCount, kept
 from flowdebug.protocols.openai_responses import errors
 from flowdebug.protocols.openai_responses.arguments import stream_arguments
 from flowdebug.protocols.openai_responses.rules import LINT
@@ -26,6 +26,23 @@ BARE_TOOL = BareTool(
     keys='"type": "function" with "name"',
     recognise=lambda tool: tool.get("type") == "function" and "function" not in tool,
     request=lambda tools: {"model": "-", "input": [], "tools": tools},
+)
+
+# POST /responses/input_tokens takes the request's input, instructions, tools and their
+# settings (no max_output_tokens, no stream) and answers
+# {"object": "response.input_tokens", "input_tokens": n}.
+COUNTED = (
+    "input", "instructions", "tools", "tool_choice", "parallel_tool_calls",
+    "previous_response_id", "reasoning", "text", "truncation", "conversation",
+)  # fmt: skip
+TOKEN_COUNT = TokenCount(
+    endpoint="POST /responses/input_tokens",
+    docs="https://developers.openai.com/api/reference/resources/responses/subresources/input_tokens",
+    route=re.compile(r"^(?:/v1)?/responses/input_tokens$"),
+    body=lambda body, model: {**kept(body, COUNTED), "model": model},
+    answer=lambda n: {"object": "response.input_tokens", "input_tokens": n},
+    read=lambda answer: int(answer["input_tokens"]),
+    sdk_method="responses.input_tokens.count",
 )
 
 FACTS = Facts(
@@ -88,4 +105,5 @@ FACTS = Facts(
     sdk_loggers=("openai",),
     sdk_headers_env="OPENAI_CUSTOM_HEADERS",
     sdk_method="responses.create",
+    token_count=TOKEN_COUNT,
 )
