@@ -60,7 +60,7 @@ test-lowest: pyproject.toml
 		-e . pytest hypothesis botocore
 	$(LOWEST)/bin/python -m pip check
 	$(LOWEST)/bin/python -m pytest -p no:cacheprovider -q \
-		tests/protocols tests/test_real_fixtures.py tests/test_cli.py
+		tests/protocols tests/protocols/test_real_fixtures.py tests/cli/test_cli.py
 
 bench: $(BIN)/.installed
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done

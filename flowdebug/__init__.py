@@ -62,7 +62,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; _EXPORTS below is what 
     from flowdebug.protocols.convert import Decoded, convert, decode, encode
     from flowdebug.render import to_dot, to_mermaid, to_svg
 
-# Each public name and the module that defines it (tests/test_public_api.py checks this table
+# Each public name and the module that defines it (tests/repo/test_public_api.py checks this table
 # against the imports above).
 _EXPORTS: dict[str, str] = {
     # the canonical model

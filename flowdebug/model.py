@@ -100,7 +100,7 @@ class ToolCall(_Model):
 # ToolCallError.type is the model). ToolResult.error_type stays an open str: a user's python
 # handler may raise ToolError with a type of its own, a canned handler names one, and a pasted
 # canonical payload or a stored session may carry any; flowdebug's own code only produces these
-# (tests/test_error_types.py enumerates them).
+# (tests/engine/test_error_types.py enumerates them).
 ErrorType = Literal[
     "validation",
     "unknown_tool",

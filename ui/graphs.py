@@ -163,7 +163,7 @@ def draw_aligned(
             + " — scroll the view sideways to see them all."
         )
     # The SVG is all ours (flowdebug.render.aligned_svg): every text in it went through
-    # flowdebug.render.safe.svg, and tests/test_aligned_hostile.py checks that no hostile
+    # flowdebug.render.safe.svg, and tests/views/test_aligned_hostile.py checks that no hostile
     # label makes an element or attribute of its own, so it may be parsed as markup.
     if upto is None and not played:
         st.markdown(BOX, unsafe_allow_html=True)

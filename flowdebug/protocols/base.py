@@ -37,7 +37,8 @@ class ConversionWarning:
     :data:`~flowdebug.protocols.warning_codes.WarningCode`, each explained there. ``path`` points
     into the canonical object (``messages[2].parts[0]``, ``message.parts[1]`` in a response,
     ``usage.reasoning_tokens``, ``model``): every canonical path a conversion changes is that
-    path or lies below it (``tests/test_no_silent_change.py``). ``$`` names the whole payload.
+    path or lies below it (``tests/protocols/test_no_silent_change.py``). ``$`` names the whole
+    payload.
     """
 
     protocol: str

@@ -29,12 +29,14 @@ from typing import Any, Protocol
 
 import httpx
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from flowdebug import protocols
 from flowdebug.emulator.app import TooLarge, read_body, request_target, vendor_error, vendor_route
+from flowdebug.errors import FlowdebugError
 from flowdebug.players.live.wire import Capture, redact_headers
 from flowdebug.record.exchanges import mcp_exchange, model_exchange
 from flowdebug.record.sessions import Recorder
@@ -62,10 +64,26 @@ class Host(Protocol):
     def serving(self, loop: asyncio.AbstractEventLoop, stopping: asyncio.Event) -> None: ...
 
 
+class ForeignTarget(FlowdebugError):
+    """A request target that would not stay on the upstream's host."""
+
+
+def joined(base: str, target: str) -> str:
+    """``base`` followed by ``target``, a path and query (or a query, or nothing);
+    :class:`ForeignTarget` for anything else, and unless the result is on ``base``'s host. The
+    raw target of ``POST %2F@evil.host/x`` decodes to a path that starts with "/" (so a route
+    takes it) but, pasted after ``http://upstream``, would make the upstream's address a user
+    name and send the request, with the agent's key, to ``evil.host``."""
+    url = base.rstrip("/") + target
+    if target[:1] not in ("", "/", "?") or httpx.URL(url).netloc != httpx.URL(base).netloc:
+        raise ForeignTarget(f"the request target {target[:200]!r} is not a path")
+    return url
+
+
 def upstream_url(protocol: str, target: str, upstream: str | None) -> str | None:
     """Where a request for ``target`` (path and query) goes: ``upstream`` (else the vendor's
     base URL) followed by the path past the vendor's base path, which the agent's base URL
-    ends in when it follows the vendor's own (``/v1``)."""
+    ends in when it follows the vendor's own (``/v1``); None without either."""
     facts = protocols.facts(protocol)
     base = upstream or facts.base_url
     if base is None:
@@ -73,7 +91,7 @@ def upstream_url(protocol: str, target: str, upstream: str | None) -> str | None
     prefix = facts.base_path
     if prefix and (target.startswith(prefix + "/") or target.startswith(prefix + "?")):
         target = target[len(prefix) :]
-    return base.rstrip("/") + target
+    return joined(base, target)
 
 
 def _outgoing(headers: Any) -> dict[str, str]:
@@ -88,6 +106,28 @@ def _outgoing(headers: Any) -> dict[str, str]:
 
 def _incoming(headers: httpx.Headers) -> dict[str, str]:
     return {k: v for k, v in headers.items() if k.lower() not in HOP_BY_HOP - {"content-length"}}
+
+
+class OriginForm:
+    """ASGI middleware: a request whose target is not a path ("/..."), such as the
+    absolute-form a forward-proxy client sends (``POST http://host/...``) or ``@host/...``, is
+    refused with 400 before any route reads it."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        raw = scope.get("raw_path") or b""
+        if scope["type"] != "http" or raw.startswith(b"/"):
+            return await self.app(scope, receive, send)
+        target = raw.decode("latin-1")[:200]
+        log.warning("record: refused the request target %r", target)
+        message = (
+            f"the request target {target!r} is not a path: this is a reverse proxy "
+            "(give the agent its base URL), not a forward proxy (flowdebug record --forward)"
+        )
+        body = json.dumps({"error": {"message": message}})
+        await Response(body, 400, media_type="application/json")(scope, receive, send)
 
 
 def create_app(host: Host) -> Starlette:
@@ -134,7 +174,18 @@ def create_app(host: Host) -> Starlette:
 
         return StreamingResponse(chunks(), answer.status_code, _incoming(answer.headers))
 
+    def refused(e: ForeignTarget) -> Response:
+        log.warning("record: refused: %s", e)
+        return Response(json.dumps({"error": {"message": str(e)}}), 400,
+                        media_type="application/json")  # fmt: skip
+
     async def model(request: Request) -> Response:
+        try:
+            return await forward(request)
+        except ForeignTarget as e:
+            return refused(e)
+
+    async def forward(request: Request) -> Response:
         target = request_target(request)
         found = vendor_route(target.split("?", 1)[0])
         if found is None:
@@ -176,8 +227,8 @@ def create_app(host: Host) -> Starlette:
                 404,
                 media_type="application/json",
             )
+        url = joined(host.upstream, target)
         body = await request.body()
-        url = host.upstream.rstrip("/") + target
         capture = Capture(request.method, url, {}, body)
         answer = await relay(request, url, body, capture, lambda: None)
         return answer or Response(capture.response_text, 502)
@@ -187,7 +238,10 @@ def create_app(host: Host) -> Starlette:
 
         assert host.mcp_url is not None
         target = request_target(request)
-        url = host.mcp_url.rstrip("/") + target[len(MCP_PATH) :]
+        try:
+            url = joined(host.mcp_url, target[len(MCP_PATH) :])
+        except ForeignTarget as e:
+            return refused(e)
         body = await read_body(request, host.max_body) if request.method == "POST" else b""
         if body:
             host.recorder.mcp(mcp_exchange("client", "http", body, mcp_messages(body)))
@@ -213,4 +267,4 @@ def create_app(host: Host) -> Starlette:
         routes += [Route(MCP_PATH, mcp, methods=verbs), Route(MCP_PATH + "/{rest:path}", mcp,
                                                                methods=verbs)]  # fmt: skip
     routes.append(Route("/{path:path}", model, methods=["GET", "POST", "PUT", "DELETE"]))
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(OriginForm)])

@@ -37,7 +37,7 @@ _OPAQUE = frozenset(
 _LIST = (None, True)  # a repeated field whose items the reader does not descend into by type
 
 # The messages the reader reads, by google-genai's type names: each one's repeated fields
-# (all of them: tests/protocols/test_gemini_spelling.py checks them against the SDK's types)
+# (all of them: tests/protocols/gemini/test_gemini_spelling.py checks them against the SDK's types)
 # and the message-typed fields that lead to more of them, as (type, repeated).
 SCHEMA: dict[str, dict[str, tuple[str | None, bool]]] = {
     "GenerateContentRequest": {

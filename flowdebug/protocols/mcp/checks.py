@@ -1,7 +1,8 @@
 """What a tool result loses on its way into an MCP transcript and back, named as a warning.
 
 :func:`flowdebug.protocols.mcp.convert.response_to_mcp` writes the wire; these checks say
-what decoding that wire will not give back, path by path (``tests/test_no_silent_change.py``).
+what decoding that wire will not give back, path by path
+(``tests/protocols/test_no_silent_change.py``).
 """
 
 from __future__ import annotations

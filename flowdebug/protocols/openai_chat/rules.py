@@ -143,7 +143,7 @@ def tool_rules(protocol: str, declaration: str) -> Callable[[int, Tool], list[Fi
         if not tool.strict:
             return out
         # Strict mode: every object closed, every property required (optional ⇒ nullable) and
-        # no composition [reference openai_chat.variant.strict_tool.json].
+        # no composition [reference openai-chat.variant.strict_tool.json].
         for path, node in walk(tool.parameters):
             at = {"tool": tool.name, "context": repr(path)}
             if is_object(node):
