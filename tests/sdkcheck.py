@@ -168,7 +168,7 @@ def validate_wire(protocol: str, kind: str, payload: Any) -> None:
     """``payload`` (what a codec emitted) validates against that vendor SDK's own types.
 
     ``kind`` is ``request``, ``response`` or ``stream`` (a list of event objects); MCP
-    payloads are transcripts and are checked by ``tests/protocols/test_mcp.py``'s rules.
+    payloads are transcripts and are checked by ``tests/protocols/mcp/test_mcp.py``'s rules.
     """
     if protocol == "anthropic":
         from anthropic.types import Message, RawMessageStreamEvent
@@ -243,7 +243,7 @@ def validate_wire(protocol: str, kind: str, payload: Any) -> None:
             problems = [p for event in payload for p in stream_event_problems(event)]
             assert problems == [], "\n".join(problems)
     elif protocol == "mcp":
-        from tests.protocols.test_mcp import validate_transcript
+        from tests.protocols.mcp.test_mcp import validate_transcript
 
         if isinstance(payload, list):
             validate_transcript(payload)

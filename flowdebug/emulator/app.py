@@ -29,11 +29,14 @@ from flowdebug.emulator.guard import drop_connection
 from flowdebug.errors import CodecError, FlowdebugError
 from flowdebug.players.base import Player
 from flowdebug.protocols.facts import StreamFramer
+from flowdebug.protocols.token_estimate import estimate_tokens
 
 log = logging.getLogger("flowdebug.emulator.server")
 FAULT_HEADER = "x-flowdebug-fault"
 # Every route a vendor declares (its facts), and what the readiness probe lists.
-ROUTE_HELP = [h for c in protocols.PROTOCOLS.values() for h in c.facts.route_help]
+ROUTE_HELP = [h for c in protocols.PROTOCOLS.values() for h in c.facts.route_help] + [
+    c.facts.token_count.endpoint for c in protocols.PROTOCOLS.values() if c.facts.token_count
+]
 
 
 class Host(Protocol):
@@ -108,6 +111,25 @@ def vendor_route(path: str) -> tuple[str, str | None, bool, str] | None:
     return None
 
 
+def count_route(path: str) -> tuple[str, str | None] | None:
+    """The count-tokens route ``path`` is (its vendor's ``Facts.token_count``): the protocol
+    and the model when the path names it; None for none."""
+    for codec in protocols.PROTOCOLS.values():
+        counting = codec.facts.token_count
+        if counting is not None and (m := counting.route.match(path)):
+            return codec.name, m.groupdict().get("model")
+    return None
+
+
+def count_answer(protocol: str, body: Any) -> dict[str, Any]:
+    """The emulator's answer to a count-tokens request: the vendor's shape, holding the
+    documented offline estimate of the body it was sent (deterministic: chars / 4 of the
+    compact JSON, :mod:`flowdebug.protocols.token_estimate`)."""
+    counting = protocols.facts(protocol).token_count
+    assert counting is not None
+    return counting.answer(estimate_tokens(body))
+
+
 async def read_body(request: Request, limit: int) -> bytes:
     """The body, refused beyond ``limit`` bytes before more of it is read."""
     declared = request.headers.get("content-length", "")
@@ -153,6 +175,8 @@ def create_app(emulator: Host) -> Starlette:
         if mount := _MOUNT.match(path):
             path = mount.group("rest")
             player = emulator.mounted(mount.group("token"))
+        if (counting := count_route(path)) is not None:
+            return await count(request, target, *counting)
         route = vendor_route(path)
         if route is None:
             return _json(404, {"error": {"message": f"no such route: {target}"}})
@@ -201,6 +225,28 @@ def create_app(emulator: Host) -> Starlette:
             if answer is not None:
                 return answer
         return answer_turn(player, protocol, body, model, stream, version, fault)
+
+    async def count(request: Request, target: str, protocol: str, model: str | None) -> Response:
+        """A count-tokens request: the vendor's answer shape with the offline estimate of the
+        body; a fault with a status answers that status."""
+        try:
+            raw = await read_body(request, emulator.max_body)
+            body = json.loads(raw or b"null")
+        except TooLarge:
+            return vendor_error(protocol, 413, model or "", "the request body is too large")
+        except ClientDisconnect:
+            return Response(status_code=499)
+        except (ValueError, RecursionError):
+            return vendor_error(protocol, 400, model or "", "the request body is not valid JSON")
+        if isinstance(body, dict):
+            model = model or str(body.get("model") or "")
+        model = model or ""
+        fault = parse_fault(request.headers.get(FAULT_HEADER)) or parse_fault(model)
+        entry = {"protocol": protocol, "path": target, "model": model, "stream": False}
+        emulator.record({**entry, "fault": fault.name if fault else None, "body": body}, len(raw))
+        if fault is not None and fault.status is not None:
+            return vendor_error(protocol, fault.status, model)
+        return _json(200, count_answer(protocol, body))
 
     async def apply_fault(
         request: Request, fault: Fault, protocol: str, model: str, stream: bool, version: str

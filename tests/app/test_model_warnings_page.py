@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from flowdebug.engine.session.debugger import Session
 from flowdebug.exchange.imports import import_session
 from flowdebug.players.reading import ReadingPlayer
-from tests.test_model_names import GPT4O_REQUEST
+from tests.players.test_model_names import GPT4O_REQUEST
 
 PAGE = Path(__file__).resolve().parents[2] / "pages" / "protocols.py"
 

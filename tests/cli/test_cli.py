@@ -12,7 +12,7 @@ import pytest
 from flowdebug.cli.main import main
 from tests.paths import WIRE
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(capsys, *argv: str, stdin: str | None = None, monkeypatch=None) -> tuple[int, str, str]:
@@ -54,7 +54,7 @@ def test_convert_detects_anthropic_request_and_writes_openai_chat(capsys):
 
 def test_convert_to_canonical_has_the_documented_shape(capsys):
     code, out, _ = run(
-        capsys, "convert", str(WIRE / "openai_chat.request.continuation.json"), "--to", "canonical"
+        capsys, "convert", str(WIRE / "openai-chat.request.continuation.json"), "--to", "canonical"
     )
     assert code == 0
     conv = json.loads(out)

@@ -2,7 +2,7 @@
 
 The foreign server is at the bottom of this file: the SDK's high-level ``MCPServer`` with tools
 flowdebug knows nothing about (a name with a slash, pydantic structured output, a tool that
-raises). ``python -m tests.test_cli_mcp --serve`` runs it over stdio.
+raises). ``python -m tests.cli.test_cli_mcp --serve`` runs it over stdio.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from flowdebug.engine.session import scenarios
 from flowdebug.mcp.client import close_all
 from tests.mcp_servers import ROOT, http_server
 
-FOREIGN = [sys.executable, "-m", "tests.test_cli_mcp", "--serve"]
+FOREIGN = [sys.executable, "-m", "tests.cli.test_cli_mcp", "--serve"]
 FOREIGN_CMD = shlex.join(FOREIGN)
 SAMPLE_CMD = shlex.join([sys.executable, "-m", "sample_tools.mcp_server", "--fault-tools"])
 

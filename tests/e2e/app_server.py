@@ -198,3 +198,28 @@ def open_sidebar(page) -> None:
         page.locator("[data-testid='stExpandSidebarButton']").first.click()
         page.locator("[data-testid='stSidebar'][data-collapsed='false']").wait_for()
         wait_idle(page)
+
+
+def fresh(page, scenario: str = "weather") -> None:
+    """The scenario from its start: the app opens on the session saved last, which on the
+    shared test server is another test's."""
+    choose_scenario(page, scenario, wait=False)
+    if not page.locator(".st-key-fd_controls").filter(has_text="step 0 ·").count():
+        page.locator(".st-key-reset button").first.click()
+    at_step(page, 0)
+
+
+def at_step(page, n: int) -> None:
+    page.locator(".st-key-fd_controls").filter(has_text=f"step {n} ·").wait_for()
+    wait_idle(page)
+
+
+def choose_scenario(page, scenario: str, wait: bool = True) -> None:
+    box = page.get_by_role("combobox", name="Scenario")
+    box.click()
+    box.fill(scenario)
+    # the option named so, not the first one the typed text matches (mcp_tasks, …)
+    page.get_by_role("option", name=re.compile(rf"^{re.escape(scenario)} ")).click()
+    wait_idle(page)
+    if wait:
+        at_step(page, 0)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.app_server import CHROMIUM, FLAGS, app_server
+from tests.e2e.app_server import CHROMIUM, FLAGS, app_server, fresh, wait_idle
 
 if not Path(CHROMIUM).exists() and os.environ.get("CI"):
     raise RuntimeError(f"{CHROMIUM} is missing: CI must install Debian's chromium")
@@ -49,3 +49,22 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         yield b
         b.close()
+
+
+@pytest.fixture
+def page(browser, server, request):
+    """A new browser context (so a session of its own) at the module's ``WIDTH`` by ``HEIGHT``
+    (1700 by 1300 if it names none); a module with ``OPENS_DEBUGGER = True`` gets the page
+    already on the Debugger with the weather scenario at step 0."""
+    module = request.module
+    size = {"width": getattr(module, "WIDTH", 1700), "height": getattr(module, "HEIGHT", 1300)}
+    ctx = browser.new_context(viewport=size)
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    if getattr(module, "OPENS_DEBUGGER", False):
+        pg.goto(server, wait_until="domcontentloaded")
+        pg.locator(".st-key-step button").first.wait_for()
+        wait_idle(pg)
+        fresh(pg)
+    yield pg
+    ctx.close()

@@ -12,10 +12,10 @@ from playwright.sync_api import expect
 
 from flowdebug.render.aligned_svg import SELECTED
 from tests.e2e.app_server import ROOT, wait_idle
-from tests.e2e.test_projector import fresh
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 WIDTH, HEIGHT = 1280, 720
+OPENS_DEBUGGER = True  # the conftest page fixture opens the weather scenario at step 0
 
 pytestmark = pytest.mark.browser
 
@@ -33,19 +33,6 @@ FILLS = """n => [...document.querySelectorAll(
 def _rgb(hex_colour: str) -> str:
     r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
     return f"rgb({r}, {g}, {b})"
-
-
-@pytest.fixture
-def page(browser, server):
-    ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
-    pg.goto(server, wait_until="domcontentloaded")
-    pg.locator(".st-key-step button").first.wait_for()
-    wait_idle(pg)
-    fresh(pg)  # the app opens on the session saved last: another test's
-    yield pg
-    ctx.close()
 
 
 def _run_to_the_end(page) -> None:

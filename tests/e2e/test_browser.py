@@ -36,15 +36,6 @@ FINAL = {
 }
 
 
-@pytest.fixture
-def page(browser, server):
-    ctx = browser.new_context(viewport={"width": 1700, "height": 1300})
-    pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
-    yield pg
-    ctx.close()
-
-
 def _graphs(page) -> dict[str, str]:
     """Each vendor's title → the text and colours of its part of the aligned view (or of its
     separate graph's SVG)."""

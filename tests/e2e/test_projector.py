@@ -7,15 +7,14 @@ to artifacts/screenshots/ (kept by CI).
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from flowdebug.render.dot import HIGHLIGHT
-from tests.e2e.app_server import ROOT, wait_idle
+from tests.e2e.app_server import ROOT, at_step, choose_scenario, wait_idle
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 WIDTH, HEIGHT = 1280, 720
+OPENS_DEBUGGER = True  # the conftest page fixture opens the weather scenario at step 0
 
 pytestmark = pytest.mark.browser
 
@@ -34,44 +33,6 @@ TYPE = """() => [...document.querySelectorAll("svg.fd-aligned g.fd-vendor")]
 VENDORS = """() => [...document.querySelectorAll("svg.fd-aligned g.fd-vendor")].slice(0, 2)
     .map(g => { const r = g.getBoundingClientRect();
                 return {x: r.left, y: r.top, width: r.width, height: r.height}; })"""
-
-
-@pytest.fixture
-def page(browser, server):
-    ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
-    pg.goto(server, wait_until="domcontentloaded")
-    pg.locator(".st-key-step button").first.wait_for()
-    wait_idle(pg)
-    fresh(pg)
-    yield pg
-    ctx.close()
-
-
-def fresh(page, scenario: str = "weather") -> None:
-    """The scenario from its start: the app opens on the session saved last, which on the
-    shared test server is another test's."""
-    _choose(page, scenario, wait=False)
-    if not page.locator(".st-key-fd_controls").filter(has_text="step 0 ·").count():
-        page.locator(".st-key-reset button").first.click()
-    _at_step(page, 0)
-
-
-def _at_step(page, n: int) -> None:
-    page.locator(".st-key-fd_controls").filter(has_text=f"step {n} ·").wait_for()
-    wait_idle(page)
-
-
-def _choose(page, scenario: str, wait: bool = True) -> None:
-    box = page.get_by_role("combobox", name="Scenario")
-    box.click()
-    box.fill(scenario)
-    # the option named so, not the first one the typed text matches (mcp_tasks, …)
-    page.get_by_role("option", name=re.compile(rf"^{re.escape(scenario)} ")).click()
-    wait_idle(page)
-    if wait:
-        _at_step(page, 0)
 
 
 def _inside(top: float, bottom: float) -> bool:
@@ -114,12 +75,12 @@ def choose_layout(page, label: str) -> None:
 
 
 def test_after_ten_steps_step_button_and_lit_step_are_on_screen(page):
-    _choose(page, "tasks")  # while the sidebar is open
+    choose_scenario(page, "tasks")  # while the sidebar is open
     _collapse_sidebar(page)
     step = page.locator(".st-key-step button").first
     for n in range(1, 11):
         step.click()
-        _at_step(page, n)
+        at_step(page, n)
     _follows_lit_step(page)
     box = step.bounding_box()
     assert box and _inside(box["y"], box["y"] + box["height"]), box
@@ -140,7 +101,7 @@ def test_presenter_mode_puts_two_vendors_side_by_side(page):
     step = page.locator(".st-key-step button").first
     for n in range(1, 4):
         step.click()
-        _at_step(page, n)
+        at_step(page, n)
     first, second = page.evaluate(VENDORS)
     assert abs(first["y"] - second["y"]) < 4, (first, second)  # one row
     assert first["x"] >= 0, first
@@ -155,7 +116,7 @@ def test_presenter_type_side_by_side_is_at_least_20px(page):
     _presenter(page)
     choose_layout(page, "Aligned lanes per vendor")
     page.locator(".st-key-step button").first.click()
-    _at_step(page, 1)
+    at_step(page, 1)
     sizes = page.evaluate(TYPE)
     assert sizes and min(sizes) >= 20, sorted(sizes)[:3]
 
@@ -164,10 +125,10 @@ def test_clicker_keys_step_and_undo(page):
     _collapse_sidebar(page)
     page.locator("h1").first.click()  # the focus on the page, not on a field
     page.keyboard.press("PageDown")
-    _at_step(page, 1)
+    at_step(page, 1)
     page.keyboard.press("ArrowRight")
-    _at_step(page, 2)
+    at_step(page, 2)
     page.keyboard.press("PageUp")
-    _at_step(page, 1)
+    at_step(page, 1)
     page.keyboard.press("ArrowLeft")
-    _at_step(page, 0)
+    at_step(page, 0)

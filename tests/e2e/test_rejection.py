@@ -16,6 +16,8 @@ from tests.e2e.app_server import ROOT, wait_idle
 
 pytestmark = pytest.mark.browser
 
+WIDTH, HEIGHT = 1280, 720  # the conftest page fixture's viewport
+
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 ANTHROPIC = "400 · tool_use ids were found without tool_result blocks immediately after"
@@ -27,15 +29,6 @@ TEXTS = """g => [...g.querySelectorAll('text')].map(t => {
     const r = t.getBoundingClientRect();
     return [t.textContent, r.top + window.scrollY, r.height];
 }).sort((a, b) => a[1] - b[1])"""
-
-
-@pytest.fixture
-def page(browser, server):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
-    pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
-    yield pg
-    ctx.close()
 
 
 def lanes_of(page, protocol: str):

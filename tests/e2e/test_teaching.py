@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.app_server import ROOT, wait_idle
-from tests.e2e.test_projector import _at_step, _presenter, fresh
+from tests.e2e.app_server import ROOT, at_step, wait_idle
+from tests.e2e.test_projector import _presenter
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 WIDTH, HEIGHT = 1280, 720
+OPENS_DEBUGGER = True  # the conftest page fixture opens the weather scenario at step 0
 VENDORS = ["Anthropic", "OpenAI Chat", "OpenAI Responses", "Gemini", "MCP", "Bedrock"]
 
 pytestmark = pytest.mark.browser
@@ -81,19 +82,6 @@ SIDEWAYS = """() => [document.scrollingElement, document.querySelector("[data-te
   .filter(Boolean).some(e => e.scrollWidth > e.clientWidth + 1)"""
 
 
-@pytest.fixture
-def page(browser, server):
-    ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
-    pg.goto(server, wait_until="domcontentloaded")
-    pg.locator(".st-key-step button").first.wait_for()
-    wait_idle(pg)
-    fresh(pg)
-    yield pg
-    ctx.close()
-
-
 def _frame(page) -> str:
     """The text a reader sees in the picture now (every part checked at 18 px or more)."""
     seen = page.evaluate(SEEN)
@@ -108,7 +96,7 @@ def test_weather_to_its_end_every_frame_names_all_six_and_links_each_result(page
     frames = {}
     for n in range(1, 6):
         step.click()
-        _at_step(page, n)
+        at_step(page, n)
         page.wait_for_function("() => document.querySelectorAll('.fdp-row').length > 0")
         page.wait_for_timeout(300)  # the picture follows the lit step in the next frame
         frames[n] = _frame(page)
@@ -139,7 +127,7 @@ def test_a_click_on_an_event_lights_it_in_every_column_and_tells_the_server(page
     step = page.locator(".st-key-step button").first
     for n in range(1, 4):
         step.click()
-        _at_step(page, n)
+        at_step(page, n)
     row = page.locator(".fdp-row[data-kind='tool_call']").last
     row.click()
     wait_idle(page)

@@ -20,7 +20,7 @@ from flowdebug.players.keyword import KeywordPlayer, KeywordRule
 from flowdebug.players.live.wire import SSEParser
 from tests import cases
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ROUTES = {
     "anthropic": "/v1/messages",
     "openai-chat": "/v1/chat/completions",

@@ -84,7 +84,7 @@ def test_output_written_past_sys_stdout_is_capped_in_bytes_and_stops_the_child()
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
 def test_a_detached_grandchild_dies_with_the_call_that_returned(monkeypatch):
     # The grandchild's pid is read from inside the sandbox: the same as the host's only
-    # without a pid namespace (tests/test_sandbox_isolation.py covers the other modes).
+    # without a pid namespace (tests/engine/test_sandbox_isolation.py covers the other modes).
     monkeypatch.setenv(ISOLATION_ENV, "none")
     threads = threading.active_count()
     started = time.monotonic()
@@ -99,7 +99,7 @@ def test_a_detached_grandchild_dies_with_the_call_that_returned(monkeypatch):
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
 def test_a_detached_grandchild_dies_at_the_timeout_and_no_thread_is_left_waiting(monkeypatch):
     # The grandchild's pid is read from inside the sandbox: the same as the host's only
-    # without a pid namespace (tests/test_sandbox_isolation.py covers the other modes).
+    # without a pid namespace (tests/engine/test_sandbox_isolation.py covers the other modes).
     monkeypatch.setenv(ISOLATION_ENV, "none")
     threads = threading.active_count()
     started = time.monotonic()

@@ -18,7 +18,7 @@ from flowdebug.engine.execution.handler_io import (
 from flowdebug.model import ERROR_TYPES, ErrorType, ToolResult
 from tests.source_scan import leaves
 
-SOURCE = Path(__file__).resolve().parents[1] / "flowdebug"
+SOURCE = Path(__file__).resolve().parents[2] / "flowdebug"
 DECLARED = set(typing.get_args(ErrorType))
 # Calls that take an error type: callee name -> (positional index, keyword).
 TAKERS = {

@@ -30,7 +30,7 @@ from flowdebug.model import Tool
 from sample_tools import TOOLSETS, toolset
 from tests import cases
 
-# ---- functions used as python handlers ("tests.test_handlers:<name>") --------------------
+# ---- functions used as python handlers ("tests.engine.test_handlers:<name>") --------------------
 
 
 def boom(args):
@@ -65,24 +65,24 @@ def run(handler, arguments=None, **ctx):
 
 
 def test_python_handler_renders_a_json_value_as_json_text():
-    out = run(PythonHandler(function="tests.test_handlers:returns_model"), {"x": 3})
+    out = run(PythonHandler(function="tests.engine.test_handlers:returns_model"), {"x": 3})
     assert (out.content, out.is_error, out.value) == ('{"x": 3}', False, {"x": 3})
 
 
 def test_python_handler_exception_becomes_exception_error_with_its_message():
-    out = run(PythonHandler(function="tests.test_handlers:boom"), {"city": "Oslo"})
+    out = run(PythonHandler(function="tests.engine.test_handlers:boom"), {"city": "Oslo"})
     assert (out.is_error, out.error_type) == (True, "exception")
     assert out.content == "ValueError: no data for Oslo"
     assert "Traceback" in out.log and "boom" in out.log
 
 
 def test_python_handler_tool_error_chooses_the_error_type():
-    out = run(PythonHandler(function="tests.test_handlers:refuse"))
+    out = run(PythonHandler(function="tests.engine.test_handlers:refuse"))
     assert (out.content, out.error_type) == ("slow down", "rate_limited")
 
 
 def test_python_handler_returning_non_json_is_an_error_result():
-    out = run(PythonHandler(function="tests.test_handlers:returns_set"))
+    out = run(PythonHandler(function="tests.engine.test_handlers:returns_set"))
     assert out.is_error and "handler returned set, which is not a JSON value" in out.content
 
 
@@ -90,19 +90,19 @@ def test_python_handler_that_cannot_be_imported_is_an_error_result():
     out = run(PythonHandler(function="tests.no_such_module:fn"))
     assert out.error_type == "exception"
     assert out.content.startswith("ModuleNotFoundError: No module named 'tests.no_such_module'")
-    out = run(PythonHandler(function="tests.test_handlers:missing"))
+    out = run(PythonHandler(function="tests.engine.test_handlers:missing"))
     assert "has no attribute 'missing'" in out.content
 
 
 def test_python_handler_receives_the_context_when_it_takes_two_parameters():
-    handler = PythonHandler(function="tests.test_handlers:echo_with_session")
+    handler = PythonHandler(function="tests.engine.test_handlers:echo_with_session")
     out = run(handler, {"a": 1}, session_id="s1", call_id="c1")
     assert out.value == {"session": "s1", "call": "c1", "args": {"a": 1}}
 
 
 def test_python_handler_reference_must_be_module_colon_function():
     with pytest.raises(ValidationError):
-        PythonHandler(function="tests.test_handlers.boom")
+        PythonHandler(function="tests.engine.test_handlers.boom")
 
 
 # ---- declarative --------------------------------------------------------------------
@@ -305,7 +305,7 @@ def test_schema_from_a_pydantic_model_drops_generated_titles_but_keeps_a_title_p
 def test_python_tool_takes_name_and_description_from_the_function():
     entry = python_tool(boom, {"type": "object"}, timeout=2.0)
     assert entry.tool.name == "boom" and entry.tool.description is None
-    assert entry.handler == PythonHandler(function="tests.test_handlers:boom")
+    assert entry.handler == PythonHandler(function="tests.engine.test_handlers:boom")
     assert entry.timeout == 2.0
 
 

@@ -16,7 +16,7 @@ from flowdebug.model import Message, Tool, ToolCall
 from sample_tools import TOOLSETS, toolset
 from tests import cases
 
-# ---- functions used as python handlers ("tests.test_runtime:<name>") ---------------------
+# ---- functions used as python handlers ("tests.engine.test_runtime:<name>") ---------------------
 
 
 def nap(args):
@@ -36,8 +36,8 @@ def entry(name, handler, timeout=None, **tool):
     return ToolEntry(tool=Tool(name=name, **tool), handler=handler, timeout=timeout)
 
 
-NAP = entry("nap", PythonHandler(function="tests.test_runtime:nap"))
-HANG = entry("hang", PythonHandler(function="tests.test_runtime:hang_forever"), timeout=0.5)
+NAP = entry("nap", PythonHandler(function="tests.engine.test_runtime:nap"))
+HANG = entry("hang", PythonHandler(function="tests.engine.test_runtime:hang_forever"), timeout=0.5)
 CODE_HANG = entry(
     "code_hang", CodeHandler(source="import time\ndef handler(args):\n    time.sleep(1e6)\n"), 0.5
 )
@@ -196,7 +196,7 @@ def test_canonical_weather_batch_gives_paris_and_times_out_tokyo():
 
 def test_a_handler_raising_system_exit_is_an_error_result_not_an_exit():
     rt = Runtime(
-        Toolset(entries=[entry("exits", PythonHandler(function="tests.test_runtime:exits"))])
+        Toolset(entries=[entry("exits", PythonHandler(function="tests.engine.test_runtime:exits"))])
     )
     ex = one(rt, call("exits"))
     assert (ex.result.error_type, ex.result.content) == ("exception", "SystemExit: 2")

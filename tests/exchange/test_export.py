@@ -31,7 +31,7 @@ from flowdebug.exchange.exports import (
 from flowdebug.exchange.snippets import snippet
 from flowdebug.protocols.convert import response_from_message
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "schemas" / "trace-v1.schema.json"
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz not installed")
 
@@ -146,7 +146,7 @@ SDK_ENV = {
     "gemini": ("GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL", ""),
 }
 # Bedrock's boto3 snippet names no key (boto3 finds the credentials itself) and boto3 is not
-# installed: tests/protocols/test_bedrock_snippet.py runs it through botocore.
+# installed: tests/protocols/bedrock/test_bedrock_snippet.py runs it through botocore.
 
 
 @pytest.mark.parametrize("protocol", sorted(SDK_ENV))

@@ -5,7 +5,6 @@ its $comment)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import jsonschema
 import pytest
@@ -15,10 +14,11 @@ from flowdebug.exchange.exports import trace
 from flowdebug.exchange.training import training_example, training_formats, training_line
 from flowdebug.model import HostedCall, Thinking
 from tests import cases
-from tests.test_roundtrip_report import finished_weather
+from tests.paths import FIXTURES
+from tests.protocols.test_roundtrip_report import finished_weather
 
 SCHEMA = json.loads(
-    (Path(__file__).parent / "fixtures" / "openai_finetune_chat.schema.json").read_text()
+    (FIXTURES / "openai_finetune_chat.schema.json").read_text()
 )
 FORMAT = "openai-finetune"
 

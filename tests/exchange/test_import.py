@@ -72,7 +72,7 @@ def test_a_bedrock_continuation_imports_as_a_bedrock_session():
 
 
 def test_an_imported_request_steps_on_with_fixed_handlers():
-    imported = import_session((WIRE / "openai_chat.request.initial.json").read_text())
+    imported = import_session((WIRE / "openai-chat.request.initial.json").read_text())
     assert imported.state.next_phase == "declaration"
     player = ManualPlayer()
     session = Session(imported.state, player)
@@ -94,8 +94,8 @@ def test_an_imported_request_steps_on_with_fixed_handlers():
     "name",
     [
         "anthropic.request.continuation.json",
-        "openai_chat.request.continuation.json",
-        "openai_responses.request.continuation.json",
+        "openai-chat.request.continuation.json",
+        "openai-responses.request.continuation.json",
         "gemini.request.continuation.json",
     ],
 )

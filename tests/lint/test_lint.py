@@ -874,7 +874,7 @@ def test_openai_strict_mode_refuses_composition_keywords_where_they_sit():
 
 
 def test_the_reference_strict_tool_passes_openai_strict_mode():
-    tool = json.loads((REFERENCE / "openai_chat.variant.strict_tool.json").read_text())
+    tool = json.loads((REFERENCE / "openai-chat.variant.strict_tool.json").read_text())
     findings = lint_payload(tool, "openai-chat")
     assert findings == []
 
@@ -950,7 +950,7 @@ def test_the_reference_requests_are_clean_for_every_vendor(path):
 def test_a_previous_response_id_request_answers_calls_of_the_stored_response():
     payload = json.loads(
         (
-            REFERENCE / "openai_responses.variant.request.continuation_previous_response_id.json"
+            REFERENCE / "openai-responses.variant.request.continuation_previous_response_id.json"
         ).read_text()
     )
     assert [f.code for f in lint_payload(payload, "openai-responses")] == ["history_incomplete"]

@@ -1,5 +1,5 @@
 """Nothing of the server's environment reaches a base URL typed in the app: not the key
-(tests/test_live_keys.py) and not what the SDKs add by themselves from the environment
+(tests/players/test_live_keys.py) and not what the SDKs add by themselves from the environment
 (custom headers that may carry an Authorization, account and project ids, other credentials).
 
 The SDK sources read (installed versions): anthropic reads ANTHROPIC_API_KEY,

@@ -4,7 +4,8 @@ Where the server connects: a base URL or an MCP URL that climbs out of the prefi
 allowed (``/v1/../admin``, ``%2e%2e``) is refused; a name that does not resolve the first time
 is never handed to the HTTP client to resolve again unchecked (a second, private answer); the
 forms of 127.0.0.1 an attendee may type all stay out (IPv6 addresses carrying a private IPv4
-are named for it: tests/test_live_reach.py). What is kept: presigned-URL signatures and other
+are named for it: tests/players/test_live_reach.py). What is kept: presigned-URL signatures
+and other
 credential parameters, a fragment's ``#access_token=``, the ``Authorization: Basic`` a server
 echoes for a ``user:pass@`` base URL, and ``-vv`` log lines carry no credential. And the
 Compare page's offline emulator, the app's own model, still answers on a shared server.
@@ -37,7 +38,7 @@ from flowdebug.redact import strip_query_credentials, strip_url_credentials
 from flowdebug.store.sessions import ENV, open_store
 from flowdebug.views.compare import compare
 from tests import cases
-from tests.test_live_reach import Service, internal_answer, steps
+from tests.players.test_live_reach import Service, internal_answer, steps
 
 
 @pytest.fixture

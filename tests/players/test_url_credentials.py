@@ -1,6 +1,6 @@
 """Credentials inside a URL (``user:pass@``, ``?key=``, ``?api_key=``, ``&token=``) never reach
 what flowdebug stores or exports: an MCP server's URL in a session's tools, a URL quoted in the
-conversation or a result, a live base URL (tests/test_live_keys.py follows that one onto the
+conversation or a result, a live base URL (tests/players/test_live_keys.py follows that one onto the
 wire). One test per place: the session rows, each export format, the trace document."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from flowdebug.redact import (
 )
 from flowdebug.store.sessions import ENV, Store, open_store
 from tests import cases
-from tests.test_live_reach import Service
+from tests.players.test_live_reach import Service
 
 SECRETS = ["mcp-pass-0123456789", "mcp-token-0123456789", "quoted-key-0123456789", "gh-user-tok"]
 MCP_URL = "https://mcpuser:mcp-pass-0123456789@mcp.example/mcp?token=mcp-token-0123456789&v=2"

@@ -1,8 +1,8 @@
 """What each real payload in ``tests/fixtures/real`` must decode to.
 
-``tests/test_real_fixtures.py`` holds the first fixtures' expectations; each
-``tests/real_expect_<topic>.py`` module adds its own ``EXPECTED`` dict for the fixtures it
-brought (so several people can add payloads without editing one table).
+``tests/protocols/test_real_fixtures.py`` holds the first fixtures' expectations; each
+``tests/protocols/<vendor>/real_expect.py`` module adds its own ``EXPECTED`` dict for the
+fixtures it brought (so several people can add payloads without editing one table).
 """
 
 from __future__ import annotations
@@ -51,10 +51,11 @@ class Expect:
 
 
 def more_expectations() -> dict[str, Expect]:
-    """The ``EXPECTED`` dicts of every ``tests/real_expect_*.py`` module, merged."""
+    """The ``EXPECTED`` dicts of every vendor's ``tests/protocols/<vendor>/real_expect.py``,
+    merged."""
     merged: dict[str, Expect] = {}
-    for path in sorted(Path(__file__).parent.glob("real_expect_*.py")):
-        module = importlib.import_module(f"tests.{path.stem}")
+    for path in sorted(Path(__file__).parent.glob("*/real_expect.py")):
+        module = importlib.import_module(f"tests.protocols.{path.parent.name}.real_expect")
         clash = set(merged) & set(module.EXPECTED)
         assert not clash, f"{path.name} repeats expectations for {sorted(clash)}"
         merged.update(module.EXPECTED)

@@ -20,7 +20,7 @@ from tests.paths import REAL
 from tests.sdkcheck import validate_wire
 
 SOURCES = sorted(p.name for p in REAL.glob("*.json") if not p.name.startswith("mcp."))
-TARGETS = [t for t in PROTOCOLS if t != "mcp"]  # MCP transcripts: tests/protocols/test_mcp.py
+TARGETS = [t for t in PROTOCOLS if t != "mcp"]  # MCP transcripts: tests/protocols/mcp/test_mcp.py
 
 # Real payloads the SDK's own types reject, and why: written back to their vendor, the same
 # events fail and no other.

@@ -40,13 +40,13 @@ FRAGMENTS = {
         [],
     ),
     "openai-chat assistant message": (
-        wire("openai_chat.request.continuation")["messages"][2],
+        wire("openai-chat.request.continuation")["messages"][2],
         "openai-chat",
         ["call_8Kx2vR3mQ1pZ7tY4nW6bL0aD", "call_5Jh9sT2cF8kN1wE3qX7yU4rM"],
         [],
     ),
     "openai-responses function_call item": (
-        wire("openai_responses.request.continuation")["input"][1],
+        wire("openai-responses.request.continuation")["input"][1],
         "openai-responses",
         ["call_8Kx2vR3mQ1pZ7tY4nW6bL0aD"],
         [],

@@ -5,8 +5,8 @@ A request (the messages or items with the tools) and a response are drawn from t
 types cut to the tool-calling subset (``tests/protocols/sdk_strategies.py``): text, tool calls
 and results, thinking, images. Each is read as its vendor; its conversion to every protocol
 validates against the target SDK's types (``tests/sdkcheck.py``) and, read back, changes no
-canonical path that no warning names (``tests/test_no_silent_change.py``). A response is also
-streamed. ``FLOWDEBUG_HYPOTHESIS=long`` runs thousands of examples per vendor.
+canonical path that no warning names (``tests/protocols/test_no_silent_change.py``). A
+response is also streamed. ``FLOWDEBUG_HYPOTHESIS=long`` runs thousands of examples per vendor.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from flowdebug.model import dump
 from flowdebug.protocols import PROTOCOLS, get
 from flowdebug.protocols.convert import decode
 from tests.protocols.sdk_strategies import schema_of, strategy
+from tests.protocols.test_no_silent_change import silent
 from tests.sdkcheck import validate_wire
-from tests.test_no_silent_change import silent
 
 LONG = os.environ.get("FLOWDEBUG_HYPOTHESIS") == "long"
 PROFILE = settings(

@@ -20,8 +20,8 @@ from flowdebug import protocols
 from flowdebug.model import Conversation, Message, ModelResponse, Text, Tool, dump
 from flowdebug.protocols.base import ConversionWarning
 from flowdebug.protocols.schema_rewrites import OBJECT_ROOT, REWRITES
-from tests.test_real_fixtures import FILES, MCP_KINDS, _decode, _load, _split
-from tests.test_roundtrip import conversations
+from tests.protocols.test_real_fixtures import FILES, MCP_KINDS, _decode, _load, _split
+from tests.protocols.test_roundtrip import conversations
 
 NAMES = list(protocols.PROTOCOLS)
 PAIRS = list(itertools.permutations(NAMES, 2))

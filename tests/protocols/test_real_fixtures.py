@@ -27,7 +27,7 @@ from flowdebug.protocols import PROTOCOLS, ConversionWarning, detect, get
 from flowdebug.protocols.base import safe_call_id, safe_name
 from flowdebug.protocols.convert import decode
 from tests.paths import REAL
-from tests.real_expect import Call, Expect, Result, more_expectations
+from tests.protocols.real_expect import Call, Expect, Result, more_expectations
 from tests.sdkcheck import validate_wire
 
 FILES = sorted(p.name for p in REAL.glob("*.json"))

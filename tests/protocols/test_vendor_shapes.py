@@ -197,7 +197,7 @@ def test_every_shape_is_read_and_converts_to_every_protocol_as_its_sdk_accepts(
     out, _ = encode(decoded, target)
     if target == "mcp" and isinstance(out, list) and not any("msg" in m for m in out):
         # A model turn in MCP is its calls as JSON-RPC requests (SSE messages when streamed).
-        from tests.protocols.test_mcp import validate_message
+        from tests.protocols.mcp.test_mcp import validate_message
 
         assert out
         for message in out:

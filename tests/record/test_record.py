@@ -26,7 +26,7 @@ from flowdebug.record.sessions import Recorder, extends, wire_history
 from flowdebug.store.sessions import open_store
 from tests import cases
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 KEY = "sk-flowdebug-record-test-0123456789"
 # botocore signs with SigV4 from an access key id and secret (the signature is the secret part).
 KEYS = {LIVE_PROTOCOLS[-1]: "AKIARECORDTEST0001:record-test-secret-access-key-0123"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ROOT = REPO / "flowdebug"
 # Each floor names its folders: ``flowdebug.<folder>`` inside the library, else a top package.
 FLOORS = [

@@ -17,7 +17,7 @@ from packaging.version import Version
 import flowdebug
 from scripts.lowest_constraints import constraints
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
 OURS = {"flowdebug", "sample_tools", "ui", "pages", "tests", "scripts", "app"}
 

@@ -14,7 +14,7 @@ import pytest
 
 import flowdebug
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 INIT = ROOT / "flowdebug" / "__init__.py"
 DATA = {"__version__", "PROTOCOLS"}  # values, documented by the module that defines them
 

@@ -6,7 +6,7 @@ import re
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # A path that leaves the checkout: the sibling folder the developers share, a parent's
 # parent, or a host-specific absolute path.
 SIBLING = "shared"  # the developers' folder beside the checkout (spelled apart: this file
@@ -43,9 +43,10 @@ def test_no_source_file_reads_outside_the_repository():
 
 
 def test_the_wire_reference_is_a_fixture_of_the_repository():
+    from flowdebug.protocols import PROTOCOLS
     from tests.paths import WIRE
 
     names = {p.name for p in WIRE.glob("*.json")}
-    for protocol in ("anthropic", "openai_chat", "openai_responses", "gemini", "mcp", "bedrock"):
+    for protocol in PROTOCOLS:  # one spelling: the protocol's id starts every fixture's name
         assert any(n.startswith(protocol + ".") for n in names), protocol
     assert (WIRE / "README.md").is_file()

@@ -18,7 +18,7 @@ from flowdebug.exchange.tool_imports import parse_tools
 from flowdebug.protocols.facts import BareTool, Snippet
 from flowdebug.views import vendors
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SCANNED = [REPO / "flowdebug", REPO / "ui", REPO / "pages", REPO / "sample_tools", REPO / "app.py"]
 REGISTRY = REPO / "flowdebug" / "protocols" / "__init__.py"
 # Strings (an f-string's text is its own token from Python 3.12 on) and names.

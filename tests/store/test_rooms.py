@@ -24,7 +24,7 @@ from flowdebug.store.rooms import (
 )
 from flowdebug.store.sessions import open_store
 from flowdebug.views import predictions
-from tests import test_store_servers as servers
+from tests.store import test_store_servers as servers
 
 # The same database fixtures as the store's own tests: SQLite and a real PostgreSQL.
 pg_server = servers.pg_server

@@ -34,7 +34,7 @@ from flowdebug.store.sessions import (
 from sample_tools import toolset
 from tests import pgserver
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-test-FAKE0123456789abcdefghijklmnop"
 TYPED_KEY = "sk-typed-FAKE9876543210zyxwvutsrqpo"
 
@@ -417,7 +417,7 @@ SAVER = textwrap.dedent(
     """
     import sys
     sys.path.insert(0, {root!r})
-    from tests.test_store import long_session
+    from tests.store.test_store import long_session
     from flowdebug.store.sessions import open_store
 
     store = open_store({url!r})

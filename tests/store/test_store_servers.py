@@ -25,7 +25,7 @@ from flowdebug.store.sessions import open_store
 from sample_tools import toolset
 from tests import pgserver
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

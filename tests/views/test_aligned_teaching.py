@@ -12,7 +12,7 @@ from flowdebug.views.debugger import refusals
 from flowdebug.views.teaching import Picture, picture
 
 # The weather cycle run to its end, shared with the aligned view's tests.
-from tests.test_aligned import ALL, weather  # noqa: F401
+from tests.views.test_aligned import ALL, weather  # noqa: F401
 
 
 def words(p: Picture, kind: str) -> dict[str, str]:

@@ -242,6 +242,21 @@ def _extra_body(extra: dict[str, Any]) -> Any:
     return add
 
 
+def count(
+    body: dict[str, Any], settings: LiveSettings, key: str, recording: Recording, model: str
+) -> None:
+    """``client.count_tokens`` (CountTokens, the endpoint the vendor's facts name) for
+    ``model``, signed and sent like a Converse call; the answer is in ``recording``."""
+    creds = credentials(settings, key)
+    with recording_client(httpx2, recording, settings.timeout, settings.route) as http:
+        client = make_client(settings, creds)
+        shape = client.meta.service_model.operation_model("CountTokens").input_shape
+        client.meta.events.register_first(
+            f"before-send.{SERVICE}.CountTokens", _through(http, recording, settings.timeout)
+        )
+        client.count_tokens(**sdk_params(body, shape), modelId=model)
+
+
 def send(
     body: dict[str, Any], settings: LiveSettings, key: str, recording: Recording, model: str
 ) -> list[str]:

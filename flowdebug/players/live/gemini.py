@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import httpx2
 
 from flowdebug.players.live.wire import Recording, recording_client
+from flowdebug.protocols import facts
 
 if TYPE_CHECKING:
     from flowdebug.players.live.settings import LiveSettings
@@ -32,6 +33,21 @@ def sdk_arguments(body: dict[str, Any]) -> tuple[list[Any], Any]:
     )
     contents = [types.Content.model_validate_json(json.dumps(c)) for c in body["contents"]]
     return contents, config
+
+
+def count(
+    body: dict[str, Any], settings: LiveSettings, key: str, recording: Recording, model: str
+) -> None:
+    """POST ``body`` to ``models/{model}:countTokens`` (the endpoint the vendor's facts name)
+    with the key in ``x-goog-api-key``, as the SDK sends it: google-genai's own
+    ``count_tokens`` refuses tools outside Vertex AI. The answer is in ``recording``."""
+    counting = facts(settings.protocol).token_count
+    assert counting is not None
+    route = settings.route
+    root = (route.base_url or facts(settings.protocol).base_url or "").rstrip("/")
+    path = counting.endpoint.split(" ", 1)[1].format(model=model.removeprefix("models/"))
+    with recording_client(httpx2, recording, settings.timeout, route) as http:
+        http.post(root + path, json=body, headers={"x-goog-api-key": key})
 
 
 def send(

@@ -7,27 +7,24 @@ Also the way to OpenAI-compatible local servers (Ollama, vLLM, LM Studio, llama.
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import httpx2
 
 from flowdebug.errors import UsageError
 from flowdebug.players.live.keys import withheld_headers
-from flowdebug.players.live.wire import Recording, recording_client, split_parameters
+from flowdebug.players.live.wire import Recording, recording_client, sdk_call, split_parameters
 from flowdebug.protocols import facts
 
 if TYPE_CHECKING:
     from flowdebug.players.live.settings import LiveSettings
 
 
-def send(
-    body: dict[str, Any], settings: LiveSettings, key: str, recording: Recording, model: str
-) -> list[str]:
-    """POST ``body`` through the client method the vendor's facts name
-    (``chat.completions.create``, ``responses.create``); ``model`` is in the body already.
-
-    Returns the body keys this SDK has no parameter for (sent through ``extra_body``).
-    """
+@contextmanager
+def _client(settings: LiveSettings, key: str, recording: Recording) -> Iterator[Any]:
+    """An ``openai.OpenAI`` client recording into ``recording``, for one call."""
     import openai
 
     route = settings.route
@@ -44,6 +41,30 @@ def send(
             # The SDK adds OPENAI_ORG_ID / OPENAI_PROJECT_ID from the server's environment:
             # they describe the host's account, not for a server someone typed in.
             client.organization = client.project = None
+        yield client
+
+
+def count(
+    body: dict[str, Any], settings: LiveSettings, key: str, recording: Recording, model: str
+) -> None:
+    """POST ``body`` to the count-tokens endpoint through the SDK method the vendor's facts
+    name (``responses.input_tokens.count``); the answer is in ``recording``."""
+    counting = facts(settings.protocol).token_count
+    if counting is None or counting.sdk_method is None:
+        raise UsageError(f"the facts of {settings.protocol!r} name no count-tokens method")
+    with _client(settings, key, recording) as client:
+        sdk_call(client, counting.sdk_method, body)
+
+
+def send(
+    body: dict[str, Any], settings: LiveSettings, key: str, recording: Recording, model: str
+) -> list[str]:
+    """POST ``body`` through the client method the vendor's facts name
+    (``chat.completions.create``, ``responses.create``); ``model`` is in the body already.
+
+    Returns the body keys this SDK has no parameter for (sent through ``extra_body``).
+    """
+    with _client(settings, key, recording) as client:
         method = facts(settings.protocol).sdk_method
         if method is None:
             raise UsageError(f"the facts of {settings.protocol!r} name no openai client method")

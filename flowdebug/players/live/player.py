@@ -140,6 +140,45 @@ def _redirected(protocol: str, status: int, exchange: WireExchange) -> ProviderE
     )
 
 
+def secrets(s: LiveSettings, key: str) -> list[str]:
+    """What a live call must not show anywhere: its key and the base URL's credentials."""
+    return [v for v in [key, *url_secrets(s.base_url or "")] if len(v) >= 4 and v != NO_KEY]
+
+
+def failed(
+    s: LiveSettings,
+    capture: Capture | None,
+    failure: BaseException | None,
+    model: str,
+    key: str,
+    decode_error: str | None,
+    exchange: WireExchange,
+) -> ProviderError | None:
+    """The ProviderError of a live call that failed (None when it succeeded), without the
+    call's secrets (``key``, the base URL's credentials): what a server says may repeat the
+    request's URL and credentials."""
+    refused = _cause(failure, hosting.Refused)
+    if refused is not None:  # a connection the shared server's host did not allow
+        return _refused(s.protocol, refused, exchange)
+    if capture is not None and capture.status is not None and 300 <= capture.status < 400:
+        return _redirected(s.protocol, capture.status, exchange)
+    error = classify(
+        s.protocol,
+        capture,
+        failure,
+        model=model,
+        base_url=s.shown_url,
+        timeout=s.timeout,
+        secret=key if key != NO_KEY else None,
+        decode_error=decode_error,
+        exchange=exchange,
+    )
+    if error is None:
+        return None
+    body, hint = scrub([error.body, error.hint], secrets(s, key))
+    return ProviderError(error.provider, error.status, body, hint, exchange)
+
+
 class LivePlayer:
     """Plays the model with a real vendor API (or any server speaking it).
 
@@ -187,11 +226,11 @@ class LivePlayer:
         encoded = codec.encode_request(applied)
         model = s.model or applied.model or s.model_name
         key = s.resolve_key()
-        secrets = [v for v in [key, *url_secrets(s.base_url or "")] if len(v) >= 4 and v != NO_KEY]
+        hidden = secrets(s, key)
         refused = hosting.base_url_refusal(s.base_url, facts(s.protocol).base_url, s.shown_url)
         if refused is not None:
             exchange = _exchange(s, encoded.value, list(encoded.warnings), None)
-            raise _refused(s.protocol, refused, _scrubbed(exchange, secrets))
+            raise _refused(s.protocol, refused, _scrubbed(exchange, hidden))
         recording = Recording(on_event=self._listener())
         started = time.perf_counter()
         failure: Exception | None = None
@@ -203,9 +242,8 @@ class LivePlayer:
         elapsed = (time.perf_counter() - started) * 1000
         capture = recording.last
         warnings = [*encoded.warnings, *_untyped(s.protocol, untyped)]
-        exchange = _scrubbed(_exchange(s, encoded.value, warnings, capture), secrets)
+        exchange = _scrubbed(_exchange(s, encoded.value, warnings, capture), hidden)
         log.info("live %s %s -> %s in %.0f ms", s.protocol, model, exchange.status, elapsed)
-        secret = key if key != NO_KEY else None
         decoded, decode_error = None, None
         if capture is not None and capture.status is not None and capture.status < 400:
             try:
@@ -215,26 +253,9 @@ class LivePlayer:
                     decoded = codec.decode_response(exchange.response)
             except CodecError as e:
                 decode_error = f"{e.path}: {e.reason}"
-        refused = _cause(failure, hosting.Refused)
-        if refused is not None:  # a connection the shared server's host did not allow
-            raise _refused(s.protocol, refused, exchange)
-        if capture is not None and capture.status is not None and 300 <= capture.status < 400:
-            raise _redirected(s.protocol, capture.status, exchange)
-        error = classify(
-            s.protocol,
-            capture,
-            failure,
-            model=model,
-            base_url=s.shown_url,
-            timeout=s.timeout,
-            secret=secret,
-            decode_error=decode_error,
-            exchange=exchange,
-        )
+        error = failed(s, capture, failure, model, key, decode_error, exchange)
         if error is not None:
-            # What a server says may repeat the request's URL and its credentials.
-            body, hint = scrub([error.body, error.hint], secrets)
-            raise ProviderError(error.provider, error.status, body, hint, exchange)
+            raise error
         assert decoded is not None  # classify returns an error for every other case
         exchange.codec_warnings += decoded.warnings
         return PlayerTurn(decoded.value, exchange, elapsed)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import inspect
 import json
+import operator
 import re
 import zlib
 from collections.abc import Callable, Iterator
@@ -261,6 +262,16 @@ def recording_client(
     check of every connection)."""
     transport = _transport_class(lib)(recording, route or Route())
     return lib.Client(transport=transport, timeout=timeout)
+
+
+def sdk_call(client: Any, method: str, body: dict[str, Any]) -> dict[str, Any]:
+    """Call ``client``'s ``method`` (dotted: ``messages.count_tokens``) with ``body`` as its
+    keyword arguments (:func:`split_parameters`); returns the keys sent through
+    ``extra_body``."""
+    call = operator.attrgetter(method)(client)
+    kwargs, extra = split_parameters(call, body)
+    call(**kwargs)
+    return extra
 
 
 def split_parameters(method: Any, body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

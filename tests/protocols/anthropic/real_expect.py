@@ -3,7 +3,7 @@ code execution, citations and documents in tool results (sources in the fixtures
 
 from __future__ import annotations
 
-from tests.real_expect import Expect
+from tests.protocols.real_expect import Expect
 
 EXPECTED: dict[str, Expect] = {
     "anthropic.response.pydantic-ai-cassette-web-search-citations.json": Expect(

@@ -4,7 +4,7 @@ the live Bedrock Runtime service): Claude's signed and redacted reasoning, Amazo
 
 from __future__ import annotations
 
-from tests.real_expect import Call, Expect, Result
+from tests.protocols.real_expect import Call, Expect, Result
 
 COUNTRY = "tooluse_W9DaUFg4Tj2cRPpndqxWSg"
 LONDON = "tooluse_xTYmv3jIR0yGxOYLOxSLJg"

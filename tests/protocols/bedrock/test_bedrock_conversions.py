@@ -17,15 +17,15 @@ from tests import cases
 from tests.paths import REAL, WIRE
 from tests.protocols.bedrock.botocheck import request_problems, response_problems
 from tests.protocols.bedrock.helpers import through_bedrock
-from tests.test_no_silent_change import silent
-from tests.test_roundtrip import LOSS_CODES, conversations, losses
+from tests.protocols.test_no_silent_change import silent
+from tests.protocols.test_roundtrip import LOSS_CODES, conversations, losses
 
 OTHERS = [n for n in protocols.PROTOCOLS if n != "bedrock"]
 MODEL_PROTOCOLS = [n for n in OTHERS if n != "mcp"]
 
 
 def roundtrip(conv: Conversation, a: str, b: str) -> tuple[Conversation, Conversation, set[str]]:
-    """A -> B -> A as tests/test_roundtrip.py does it."""
+    """A -> B -> A as tests/protocols/test_roundtrip.py does it."""
     ca, cb = protocols.get(a), protocols.get(b)
     start = ca.decode_request(ca.encode_request(conv).value).value
     to_b = cb.encode_request(start)

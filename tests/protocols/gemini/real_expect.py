@@ -5,7 +5,7 @@ payloads (sources in ``tests/fixtures/real/README.md``)."""
 
 from __future__ import annotations
 
-from tests.real_expect import Call, Expect, Result
+from tests.protocols.real_expect import Call, Expect, Result
 
 MIXED_CALL_ID = "pyd_ai_d26c2a4bf5674f199a75f67dfa532610"
 MIXED_ERROR = (

@@ -3,7 +3,7 @@ MCP objects pasted as fragments); sources in ``tests/fixtures/real/README.md``."
 
 from __future__ import annotations
 
-from tests.real_expect import Call, Expect, Result
+from tests.protocols.real_expect import Call, Expect, Result
 
 NEW_YORK = "Current weather in New York:\nTemperature: 72°F\nConditions: Partly cloudy"
 USERS = [

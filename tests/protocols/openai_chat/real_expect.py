@@ -4,7 +4,7 @@ legacy ``functions`` / ``function_call``."""
 
 from __future__ import annotations
 
-from tests.real_expect import Call, Expect, Result
+from tests.protocols.real_expect import Call, Expect, Result
 
 DICE = "call_00_sXqYgMESDht75NCLLZtt9804"
 SEARCH = "auto_load_eb5fc31bb581b4e7"

@@ -34,7 +34,7 @@ NAME = "openai-chat"
 
 
 def ref(name: str) -> Any:
-    return json.loads((WIRE / f"openai_chat.{name}.json").read_text())
+    return json.loads((WIRE / f"openai-chat.{name}.json").read_text())
 
 
 def codes(converted: Any) -> list[str]:
@@ -789,7 +789,7 @@ def test_detect_reference_payloads(name: str, kind: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", sorted(p.name for p in WIRE.glob("*.json") if not p.name.startswith("openai_chat."))
+    "path", sorted(p.name for p in WIRE.glob("*.json") if not p.name.startswith("openai-chat."))
 )
 def test_detect_never_claims_another_protocols_payload(path: str) -> None:
     assert CODEC.detect(json.loads((WIRE / path).read_text())) is None

@@ -4,7 +4,7 @@ echoed request fields and a ``previous_response_id`` continuation (sources in
 
 from __future__ import annotations
 
-from tests.real_expect import Expect, Result
+from tests.protocols.real_expect import Expect, Result
 
 SYSTEM = "You are a helpful assistant."
 

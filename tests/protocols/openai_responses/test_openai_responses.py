@@ -41,7 +41,7 @@ EVENTS: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
 
 
 def ref(name: str) -> Any:
-    return json.loads((WIRE / f"openai_responses.{name}.json").read_text())
+    return json.loads((WIRE / f"openai-responses.{name}.json").read_text())
 
 
 def ref_stream() -> list[dict[str, Any]]:
@@ -1001,7 +1001,7 @@ def test_detect_reference_payloads(name: str, kind: str) -> None:
 
 
 OTHER_PAYLOADS = sorted(
-    [str(p) for p in WIRE.glob("*.json") if not p.name.startswith("openai_responses.")]
+    [str(p) for p in WIRE.glob("*.json") if not p.name.startswith("openai-responses.")]
     + [str(p) for p in GOLDEN.glob("*/*.json") if p.parent.name != NAME]
 )
 

@@ -1,0 +1,68 @@
+"""The emulator answers each vendor's count-tokens endpoint with the offline estimate."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from flowdebug import protocols
+from flowdebug.protocols.token_estimate import compact, estimate_tokens
+
+# Each vendor's count-tokens path, as its reference spells it, and its answer holding 3.
+ROUTES = {
+    "anthropic": ("/v1/messages/count_tokens", {"input_tokens": 3}),
+    "openai-responses": (
+        "/v1/responses/input_tokens",
+        {"object": "response.input_tokens", "input_tokens": 3},
+    ),
+    "gemini": ("/v1beta/models/gemini-2.5-flash:countTokens", {"totalTokens": 3}),
+    "bedrock": (
+        "/model/anthropic.claude-sonnet-4-20250514-v1%3A0/count-tokens",
+        {"inputTokens": 3},
+    ),
+}
+BODY = {"a": "bcd"}  # '{"a":"bcd"}': 11 characters, 3 tokens at four a token
+
+
+def test_every_vendor_with_a_count_endpoint_is_emulated():
+    counted = {n for n in protocols.PROTOCOLS if protocols.facts(n).token_count}
+    assert counted == set(ROUTES)
+
+
+@pytest.mark.parametrize("protocol", sorted(ROUTES))
+def test_a_count_request_gets_the_vendors_answer_with_the_estimate(emulator, protocol):
+    path, expected = ROUTES[protocol]
+    answer = httpx.post(emulator.url + path, json=BODY, timeout=10)
+    assert answer.status_code == 200
+    assert answer.json() == expected
+    assert protocols.facts(protocol).token_count.read(answer.json()) == 3
+    logged = emulator.requests[-1]
+    assert (logged["protocol"], logged["body"]) == (protocol, BODY)
+
+
+def test_the_count_is_chars_over_four_of_the_compact_json_whatever_the_spacing(emulator):
+    path, _ = ROUTES["anthropic"]
+    body = {"messages": [{"role": "user", "content": "Hi there"}], "model": "m"}
+    spaced = httpx.post(
+        emulator.url + path,
+        content=b'{ "model" : "m",  "messages": [ {"role": "user", "content": "Hi there"} ] }',
+        headers={"content-type": "application/json"},
+        timeout=10,
+    )
+    assert len(compact(body)) == 63
+    assert spaced.json() == {"input_tokens": 16} == {"input_tokens": estimate_tokens(body)}
+
+
+def test_a_status_fault_answers_the_vendors_error(emulator):
+    path, _ = ROUTES["openai-responses"]
+    answer = httpx.post(
+        emulator.url + path, json=BODY, headers={"x-flowdebug-fault": "error-429"}, timeout=10
+    )
+    assert answer.status_code == 429
+    assert "error" in answer.json()
+
+
+def test_the_readiness_probe_lists_the_count_routes(emulator):
+    routes = httpx.get(emulator.url + "/health", timeout=10).json()["routes"]
+    assert "POST /v1/messages/count_tokens" in routes
+    assert "POST /model/{modelId}/count-tokens" in routes
