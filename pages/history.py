@@ -98,11 +98,19 @@ def _rerun(i: int) -> None:
 def _rerun_view(again: rerun.Rerun) -> None:
     """The two requests and the two model turns side by side, and the paths that differ."""
     st.subheader(f"Re-run of the turn after message {again.at}")
-    if not again.recorded:
+    sent = again.sent
+    if sent.source == "history":
         st.caption(
             "The request as first sent is no longer in the undo history: “before” is the "
             "history as it stands, with the tools it declares now."
         )
+    elif sent.source == "exchange" and sent.protocol:
+        st.caption(
+            f"“before” is the request sent on the wire ({common.title(sent.protocol)}, "
+            "as recorded), read by its vendor's codec; “after” has the tools as they are now."
+        )
+        with st.expander("The request as it went on the wire"):
+            st.code(json.dumps(sent.wire, indent=2, ensure_ascii=False), language="json")
     for what, diffs, before, after in (
         ("request", again.request_diff, again.before_request, again.after_request),
         ("model turn", again.turn_diff, again.before_turn, again.after_turn),

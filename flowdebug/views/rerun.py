@@ -5,8 +5,10 @@ turns, JSON path by JSON path.
 - **A request** is the history up to a message that is not the model's (a user message or a
   tool results message), with the system prompt, the tools and the tool choice. The request
   *as it was sent* is taken from the undo history when it is still kept there (the tools as
-  declared then); otherwise it is the current conversation's head, and :attr:`Rerun.recorded`
-  says so.
+  declared then); else from the session's exchanges, the bodies that went on the wire (a
+  recording's, from ``flowdebug record``, or a live player's), decoded by their vendor's codec;
+  otherwise it is the current conversation's head. :attr:`Rerun.sent` says which, so a
+  recorded agent's turn can be sent again with tools edited since (issue 32 item 4).
 - **The fork** keeps the history up to that message and has the model play the turn again
   (the session's player), and nothing more.
 - **The diff** (:func:`json_diff`) ignores order: object keys, and list items (an item equal to
@@ -18,10 +20,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from flowdebug import protocols
 from flowdebug.engine.session.debugger import Session
-from flowdebug.errors import UsageError
+from flowdebug.errors import FlowdebugError, UsageError
 from flowdebug.model import Conversation, Message
 
 KEYS = ("name", "id", "call_id")  # what pairs list items that are not equal
@@ -39,6 +42,17 @@ class Difference:
     absent: str | None = None
 
 
+@dataclass(frozen=True)
+class Sent:
+    """The request ending at a message as it was sent, and where it was found (``source``);
+    from an exchange, ``wire`` is its body as the vendor ``protocol`` spells it."""
+
+    request: dict[str, Any]
+    source: Literal["undo", "exchange", "history"]
+    wire: dict[str, Any] | None = None
+    protocol: str | None = None
+
+
 @dataclass
 class Rerun:
     """A request sent again: both requests and both model turns as JSON, and their
@@ -50,7 +64,7 @@ class Rerun:
     after_request: dict[str, Any]
     before_turn: dict[str, Any] | None
     after_turn: dict[str, Any] | None
-    recorded: bool
+    sent: Sent  # where ``before_request`` was found
     request_diff: list[Difference] = field(default_factory=list)
     turn_diff: list[Difference] = field(default_factory=list)
 
@@ -73,15 +87,42 @@ def _turn_json(messages: list[Message], at: int) -> dict[str, Any] | None:
     return nxt.model_dump(mode="json", exclude_none=True)
 
 
-def sent_request(session: Session, at: int) -> tuple[dict[str, Any], bool]:
-    """The request ending at ``at`` as it was sent, from the undo history (True), else as the
-    current conversation holds it (False)."""
+def _decoded(exchange: dict[str, Any]) -> tuple[str, dict[str, Any], Conversation] | None:
+    protocol, request = exchange.get("protocol"), exchange.get("request")
+    if not isinstance(protocol, str) or not isinstance(request, dict):
+        return None  # an MCP message, an exchange that kept no request
+    try:
+        return protocol, request, protocols.get(protocol).decode_request(request).value
+    except (FlowdebugError, RecursionError, TypeError, KeyError, ValueError):
+        return None
+
+
+def exchanged_request(session: Session, at: int) -> Sent | None:
+    """The request ending at ``at`` as an exchange of the session holds it from the wire,
+    decoded: the newest whose history is the session's up to ``at``. A recording's histories
+    only grow, so the search stops at the first one shorter than that."""
+    head = session.conversation.messages[: at + 1]
+    for exchange in reversed(session.state.exchanges):
+        found = _decoded(exchange)
+        if found is None:
+            continue
+        protocol, wire, conv = found
+        if conv.messages == head:
+            return Sent(request_json(conv, at), "exchange", wire, protocol)
+        if len(conv.messages) < len(head):
+            break
+    return None
+
+
+def sent_request(session: Session, at: int) -> Sent:
+    """The request ending at ``at`` as it was sent: from the undo history, else from the
+    session's exchanges, else as the current conversation holds it (module doc)."""
     head = session.conversation.messages[: at + 1]
     for old in reversed(session.undo_stack):
         conv = old.conversation
         if old.next_phase == "request" and conv.messages == head and old.status == "ready":
-            return request_json(conv, at), True
-    return request_json(session.conversation, at), False
+            return Sent(request_json(conv, at), "undo")
+    return exchanged_request(session, at) or Sent(request_json(session.conversation, at), "history")
 
 
 def rerun(session: Session, at: int) -> Rerun:
@@ -93,7 +134,8 @@ def rerun(session: Session, at: int) -> Rerun:
             f"message {at} is not the end of a request: pick a user or tool message "
             f"({', '.join(map(str, requests(session.conversation))) or 'none'})"
         )
-    before_request, recorded = sent_request(session, at)
+    sent = sent_request(session, at)
+    before_request = sent.request
     fork = session.fork(at)
     fork.state.status, fork.state.status_text = "ready", "re-running the turn"
     after_request: dict[str, Any] | None = None
@@ -114,7 +156,7 @@ def rerun(session: Session, at: int) -> Rerun:
         after_request=after_request,
         before_turn=before_turn,
         after_turn=after_turn,
-        recorded=recorded,
+        sent=sent,
         request_diff=json_diff(before_request, after_request),
         turn_diff=json_diff(before_turn, after_turn),
     )
