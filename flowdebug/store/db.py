@@ -194,12 +194,27 @@ def _m5_compressed(tx: Tx) -> None:
     tx.execute(f"ALTER TABLE flowdebug_items ADD COLUMN zbody {blob}")
 
 
+def _m6_undo(tx: Tx) -> None:
+    # A session's undo history (flowdebug.store.undo): one row per state it can go back to,
+    # each as what differs from the next newer one, so Undo works after a reload.
+    blob = "BYTEA" if tx.postgres else "BLOB"
+    tx.execute(
+        f"""CREATE TABLE flowdebug_undo (
+            session TEXT NOT NULL REFERENCES flowdebug_sessions (id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            zbody {blob} NOT NULL,
+            PRIMARY KEY (session, idx)
+        )"""
+    )
+
+
 MIGRATIONS: list[Callable[[Tx], None]] = [
     _m1_sessions,
     _m2_owner,
     _m3_values,
     _m4_rooms,
     _m5_compressed,
+    _m6_undo,
 ]
 _PG_LOCK = 0x666C6F77  # advisory lock id: app servers starting together migrate one at a time
 

@@ -13,12 +13,15 @@ import operator
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flowdebug.store.compress import decode, encode_list
 from flowdebug.store.db import Tx
 from flowdebug.store.packing import Packer
 from flowdebug.store.rows import LISTS, item_json
+
+if TYPE_CHECKING:
+    from flowdebug.store.undo import UndoWritten
 
 CACHE_SIZE = 256  # sessions whose written items a store remembers
 
@@ -33,6 +36,7 @@ class Written:
     items: dict[str, list[Any]]
     created: float | None = None
     values: set[str] = field(default_factory=set)  # hashes stored for the session
+    undo: UndoWritten | None = None  # its undo rows (flowdebug.store.undo)
 
     def matches(self, revision: int, created: float) -> bool:
         """True when the stored row is the one this store last wrote or read."""

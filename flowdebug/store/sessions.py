@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from contextlib import suppress
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -54,6 +54,7 @@ from flowdebug.store.rows import (
     state_items,
     utc,
 )
+from flowdebug.store.undo import UndoWritten, read_undo, write_undo
 
 if TYPE_CHECKING:
     from flowdebug.engine.session.debugger import Session
@@ -118,6 +119,7 @@ class Store:
         *,
         expected: int | None = None,
         owner: str | None = None,
+        undo: Sequence[SessionState] = (),
     ) -> SessionInfo:
         """Save ``state`` under ``state.id`` (new or not). ``name`` and ``parent`` (the session
         it was forked from) are kept from the last save when None. Cheap to call after every
@@ -126,7 +128,9 @@ class Store:
         ``expected``: the revision this state was based on (0: a session not saved yet); when
         the stored one differs, :class:`StaleSession` is raised and nothing is written.
         ``owner``: the secret of the browser saving it; a new session becomes its own, and
-        another owner's session is refused (:class:`NotOwner`)."""
+        another owner's session is refused (:class:`NotOwner`). ``undo``: the states the
+        session can go back to (``Session.undo_stack``), kept so that Undo works after a
+        reload (:mod:`flowdebug.store.undo`); none given, none is kept."""
         secrets = secret_values()
         items = state_items(state)
         head, conversation = heads(state, secrets)
@@ -166,10 +170,12 @@ class Store:
                     f"(it is at revision {revision}, this tab at {expected}: this tab's last "
                     "change was not saved, and nothing saved was overwritten)"
                 )
+            undo_known = None
             if plan is not None and known is not None and known.matches(revision, created):
                 new = {h: v for h, v in packer.values.items() if h not in known.values}
                 write_changes(tx, state.id, plan, new)
                 stored, added = known.values, set(new)
+                undo_known = known.undo
             else:
                 packer = Packer()  # the whole session: only what it needs
                 tx.execute("DELETE FROM flowdebug_items WHERE session = ?", (state.id,))
@@ -187,6 +193,7 @@ class Store:
                 tx.insert_items(rows)
                 tx.insert_values(state.id, packer.values)
                 stored, added = set(packer.values), set[str]()
+            undo_rows = write_undo(tx, state.id, state, undo, undo_known, secrets)
             name, parent = name or old_name, parent or old_parent
             # Compare-and-set: the row lock above already serialises writers; the revision in
             # the WHERE clause makes the rule hold even where a lock is not taken.
@@ -214,7 +221,8 @@ class Store:
                     "this session was changed in another tab; reload to see the newer steps"
                 )
         stored.update(added)  # in place: copying every hash would make a step O(history)
-        self._written.remember(state.id, Written(revision + 1, items, created, stored))
+        written = Written(revision + 1, items, created, stored, undo_rows)
+        self._written.remember(state.id, written)
         return SessionInfo(
             state.id,
             name,
@@ -237,6 +245,13 @@ class Store:
     def load_at(self, session_id: str, owner: str | None = None) -> tuple[SessionState, int]:
         """The saved state of ``session_id`` and the revision it is at: pass that revision to
         :meth:`save` as ``expected`` to save changes made to it."""
+        state, revision, _ = self._load(session_id, owner, undo=False)
+        return state, revision
+
+    def _load(
+        self, session_id: str, owner: str | None, undo: bool
+    ) -> tuple[SessionState, int, UndoWritten | None]:
+        """:meth:`load_at`, and the session's undo history when ``undo``."""
         with self._db.transaction() as tx:
             row = tx.one(
                 "SELECT head, conversation, revision, owner, created FROM flowdebug_sessions"
@@ -254,6 +269,14 @@ class Store:
             values = dict(
                 tx.all("SELECT hash, body FROM flowdebug_values WHERE session = ?", (session_id,))
             )
+            undo_rows = (
+                tx.all(
+                    "SELECT idx, zbody FROM flowdebug_undo WHERE session = ? ORDER BY idx DESC",
+                    (session_id,),
+                )
+                if undo
+                else []
+            )
         unpack = unpacker(values)
         stored: dict[str, list[tuple[str, bytes | None]]] = {}
         for kind, body, packed in rows:
@@ -269,8 +292,10 @@ class Store:
                 "it was written by another flowdebug version or edited by hand"
             ) from None
         state.id = session_id  # the row's id rules (a duplicate carries its source's head)
-        self._written.remember(session_id, Written(row[2], state_items(state), row[4], set(values)))
-        return state, row[2]
+        history = read_undo(undo_rows, state) if undo else None
+        written = Written(row[2], state_items(state), row[4], set(values), history)
+        self._written.remember(session_id, written)
+        return state, row[2], history
 
     def revision(self, session_id: str) -> int | None:
         """The revision ``session_id`` is stored at (None: there is no such session): one
@@ -310,23 +335,20 @@ class Store:
         return found[0] if found else None
 
     def resume(self, session_id: str, owner: str | None = None) -> Session:
-        """A debugger session on the saved state, with its scenario's scripted player (the
-        manual player when the scenario is gone; a session of your own, the offline model)."""
+        """A debugger session on the saved state and its undo history, with the player it kept
+        (else its scenario's scripted player, the manual player when the scenario is gone; a
+        session of your own, the offline model)."""
         return self.resume_at(session_id, owner)[0]
 
     def resume_at(self, session_id: str, owner: str | None = None) -> tuple[Session, int]:
         """:meth:`resume`, with the revision the session was read at (see :meth:`load_at`)."""
-        from flowdebug.engine.session import scenarios
         from flowdebug.engine.session.debugger import Session
-        from flowdebug.errors import FlowdebugError
-        from flowdebug.players import ManualPlayer, ReadingPlayer
+        from flowdebug.engine.session.player_choice import restore_player
 
-        state, revision = self.load_at(session_id, owner)
-        player: Any = ManualPlayer() if state.scenario else ReadingPlayer()  # default_player
-        if state.scenario:
-            with suppress(FlowdebugError):
-                player = scenarios.load(state.scenario).player()
-        return Session(state, player), revision
+        state, revision, history = self._load(session_id, owner, undo=True)
+        session = Session(state, restore_player(state))
+        session.undo_stack = list(history.states) if history else []
+        return session, revision
 
     # -- managing -------------------------------------------------------------------------
 
@@ -406,6 +428,7 @@ class Store:
             )
             tx.execute("DELETE FROM flowdebug_items WHERE session = ?", (session_id,))
             tx.execute("DELETE FROM flowdebug_values WHERE session = ?", (session_id,))
+            tx.execute("DELETE FROM flowdebug_undo WHERE session = ?", (session_id,))
             tx.execute("DELETE FROM flowdebug_sessions WHERE id = ?", (session_id,))
         self._written.remember(session_id, None)
 

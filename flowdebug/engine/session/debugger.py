@@ -36,7 +36,12 @@ from flowdebug.engine.session.edits import (
     parse_part,
 )
 from flowdebug.engine.session.phases import continuation, declare, execute, request
-from flowdebug.engine.session.session_state import Breakpoint, SessionState, redraw
+from flowdebug.engine.session.session_state import (
+    Breakpoint,
+    PlayerSettings,
+    SessionState,
+    redraw,
+)
 from flowdebug.engine.tracing.replay import Replay
 from flowdebug.engine.tracing.trace import EventKind, Lane, Phase, TraceEvent
 from flowdebug.errors import UsageError
@@ -260,15 +265,19 @@ class Session:
         """Go back ``steps`` steps (edits count as steps)."""
         if not self.undo_stack:
             raise UsageError("nothing to undo")
+        now = self.state
         for _ in range(min(steps, len(self.undo_stack))):
             self.state = self.undo_stack.pop()
+        self.state.keep_settings(now)
         self._changed()
 
     def undo_to(self, step: int) -> None:
         """Go back to the state just after step ``step`` (0: the start). A step older than
         the last :data:`UNDO_LIMIT` is no longer kept: that goes back to the start."""
+        now = self.state
         while self.undo_stack and self.state.step > step:
             self.state = self.undo_stack.pop()
+        self.state.keep_settings(now)
         self._changed()
 
     def _commit(self, conversation: Conversation, **changes: Any) -> None:
@@ -329,6 +338,40 @@ class Session:
     def set_breakpoints(self, breakpoints: list[Breakpoint]) -> None:
         self.state.breakpoints = list(breakpoints)
         self._changed()
+
+    def set_settings(
+        self,
+        *,
+        player: PlayerSettings | None = None,
+        models: dict[str, str] | None = None,
+        manual_turn: str | None = None,
+    ) -> None:
+        """Change the settings given (who plays the model, the per-vendor models, the manual
+        player's draft) and save; not a step, so not undone (see ``KEPT_BY_UNDO``)."""
+        s = self.state
+        if player is not None:
+            s.player = player
+        if models is not None:
+            s.models = {k: v.strip() for k, v in models.items() if v.strip()}
+        if manual_turn is not None:
+            s.manual_turn = manual_turn
+        self._changed()
+
+    def restart(self) -> None:
+        """Back to the start the undo history keeps, with the tools as edited: Reset never
+        undoes a tool edit (a scenario's own tools come back by :meth:`set_toolset`, an edit
+        of its own)."""
+        tools = self.state.toolset
+        self.undo_to(0)
+        self.use_tools(tools)
+        self._changed()
+
+    def use_tools(self, toolset: Toolset) -> None:
+        """Declare ``toolset`` from now on without an undo step of its own: a session started
+        again (Reset) keeps the tools as edited."""
+        if self.state.toolset != toolset:
+            conv = self.state.conversation.model_copy(update={"tools": toolset.tools})
+            self.state.conversation, self.state.toolset = conv, toolset
 
     def fork(self, msg: int) -> Session:
         """A new session whose history is this one's up to and including message ``msg``."""

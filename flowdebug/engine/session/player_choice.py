@@ -8,12 +8,14 @@ that browser session; :meth:`PlayerChoice.public` is what may be shown or saved.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from flowdebug import protocols
 from flowdebug.engine.session import scenarios
-from flowdebug.errors import UsageError
+from flowdebug.engine.session.session_state import PlayerSettings, SessionState
+from flowdebug.errors import FlowdebugError, UsageError
 from flowdebug.players import ManualPlayer, Player
 from flowdebug.players.live.player import LivePlayer
 from flowdebug.players.live.settings import LIVE_PROTOCOLS, LiveSettings
@@ -66,6 +68,25 @@ class PlayerChoice:
             "api_key": "typed" if self.api_key else "environment",
         }
 
+    def settings(self) -> PlayerSettings:
+        """What the session keeps of this choice: :meth:`public` without the key."""
+        public = self.public()
+        del public["api_key"]
+        return PlayerSettings(**public)
+
+    @classmethod
+    def of(cls, settings: PlayerSettings, api_key: str | None = None) -> PlayerChoice:
+        """The choice a session kept (``api_key``: one typed in this browser session)."""
+        protocol = settings.protocol or protocols.default_protocol(local=True)
+        return cls(
+            kind=settings.kind,
+            protocol=protocol,
+            model=settings.model,
+            base_url=settings.base_url,
+            stream=settings.stream,
+            api_key=api_key,
+        )
+
     def label(self) -> str:
         if self.kind != "live":
             return self.kind
@@ -73,8 +94,12 @@ class PlayerChoice:
         return f"{self.protocol}:{self.model or 'default model'} @ {where}"
 
 
-def make_player(choice: PlayerChoice, scenario: str | None) -> Player:
-    """The player for ``choice``; the scripted one replays ``scenario``."""
+def make_player(
+    choice: PlayerChoice, scenario: str | None, models: Mapping[str, str] | None = None
+) -> Player:
+    """The player for ``choice``; the scripted one replays ``scenario``. A live player without
+    a model of its own gets the session's model for its vendor (``models``), else the
+    vendor's default."""
     match choice.kind:
         case "scripted":
             if not scenario:
@@ -96,10 +121,25 @@ def make_player(choice: PlayerChoice, scenario: str | None) -> Player:
             return LivePlayer(
                 LiveSettings(
                     protocol=choice.protocol,
-                    model=choice.model or None,
+                    model=choice.model or (models or {}).get(choice.protocol) or None,
                     base_url=choice.base_url or None,
                     stream=choice.stream,
                     api_key=choice.api_key or None,
                 )
             )
     raise UsageError(f"unknown player kind {choice.kind!r}; choose one of: {', '.join(KINDS)}")
+
+
+def restore_player(state: SessionState, api_key: str | None = None) -> Player:
+    """The player a saved session kept (:attr:`SessionState.player`), else its default; a kept
+    choice that cannot be made again here (its scenario is gone, its API unknown) gives the
+    default, and a scenario that is gone, the manual player."""
+    if state.player is not None:
+        try:
+            return make_player(PlayerChoice.of(state.player, api_key), state.scenario, state.models)
+        except FlowdebugError:
+            pass
+    try:
+        return default_player(state.scenario)
+    except FlowdebugError:
+        return ManualPlayer()

@@ -40,6 +40,23 @@ class Breakpoint(BaseModel):
         return self.kind
 
 
+class PlayerSettings(BaseModel):
+    """Who plays the model, as saved with the session: never the key (a live player takes it
+    from the environment, or from the browser session that typed it), and the base URL
+    without the credentials it may carry."""
+
+    kind: Literal["scripted", "offline", "manual", "live"] = "scripted"
+    protocol: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    stream: bool = False
+
+
+KEPT_BY_UNDO = ("player", "models", "manual_turn")
+"""Settings of a session that are not changes of its cycle: Undo goes back a step and keeps
+them as they are (who plays the model, the per-vendor models, the manual player's draft)."""
+
+
 class SessionState(BaseModel):
     """Everything a session is, as data."""
 
@@ -64,6 +81,13 @@ class SessionState(BaseModel):
     # The history (or the tools, faults) changed by an edit since the last step: the last
     # step's events no longer say how the history came to be what it is.
     edited: bool = False
+    # Who plays the model (None: the session's default, see player_choice.default_kind).
+    player: PlayerSettings | None = None
+    # The model each vendor gets for this session, by protocol name (protocols/models.py):
+    # a vendor not named here gets its default.
+    models: dict[str, str] = Field(default_factory=dict)
+    # The manual player's turn as last typed (JSON text), kept until another is typed.
+    manual_turn: str | None = None
 
     def snapshot(self) -> SessionState:
         """A copy safe to keep: messages and events are immutable, the rest is copied."""
@@ -76,8 +100,14 @@ class SessionState(BaseModel):
                 "decisions": dict(self.decisions),
                 "faults": list(self.faults),
                 "breakpoints": list(self.breakpoints),
+                "models": dict(self.models),
             }
         )
+
+    def keep_settings(self, newer: SessionState) -> None:
+        """Take ``newer``'s :data:`KEPT_BY_UNDO` settings (an undo back to this state)."""
+        for name in KEPT_BY_UNDO:
+            setattr(self, name, getattr(newer, name))
 
 
 def resume(conv: Conversation, events: list[TraceEvent]) -> tuple[NextPhase, Status, str]:
