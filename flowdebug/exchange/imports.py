@@ -30,7 +30,7 @@ from flowdebug.errors import CodecError, FlowdebugError, json_path
 from flowdebug.exchange.tool_imports import tools_only
 from flowdebug.model import Conversation
 from flowdebug.protocols.base import ConversionWarning
-from flowdebug.protocols.convert import decode
+from flowdebug.protocols.convert import Decoded, decode
 from flowdebug.protocols.tools import tool_envelope
 
 if TYPE_CHECKING:
@@ -157,6 +157,8 @@ def _from_payload(payload: Any) -> Imported:
         round=past.round,
     )
     state.next_phase, state.status, state.status_text = resume(conv, past.events)
+    if decoded.response is not None:
+        state.exchanges.append(_answer(decoded, payload, past.events))
     name = f"{decoded.protocol} {decoded.kind} (imported)"
     warnings = list(decoded.warnings)
     if not past.events and any(m.role == "tool" for m in conv.messages):
@@ -171,6 +173,20 @@ def _from_payload(payload: Any) -> Imported:
             )
         )
     return Imported(state, name, decoded.protocol, decoded.kind, warnings)
+
+
+def _answer(decoded: Decoded, payload: Any, events: list[Any]) -> dict[str, Any]:
+    """An imported response (or stream) kept as the vendor sent it, as an exchange of the
+    session, so what only the wire holds (the usage the vendor reported) stays exact.
+    ``at_step`` is the step its turn was drawn at (not ``step``: no live call made it)."""
+    steps = [e.step for e in events if e.phase == "request"]
+    kept = "stream_events" if decoded.kind == "stream" else "response"
+    return {
+        "protocol": decoded.protocol,
+        "imported": True,
+        "at_step": steps[-1] if steps else None,
+        kept: payload,
+    }
 
 
 def import_session(
