@@ -25,7 +25,7 @@ from flowdebug.views.history import (
     register,
     revision,
 )
-from ui import common, flash
+from ui import common, flash, tokens
 
 PAGE = 25  # messages shown at once: a long history stays quick
 ROLE_ICONS = {"user": "🧑", "assistant": "🤖", "tool": "🛠️", "system": "⚙️"}
@@ -247,6 +247,8 @@ if findings:
 else:
     names = ", ".join(common.title(p) for p in chosen) or "no protocol chosen"
     st.write(f"✅ No findings for {names}.")
+
+tokens.usage_table(s.state)
 
 # -- the messages -------------------------------------------------------------------------------
 st.header("Messages")

@@ -63,6 +63,7 @@ STATE: dict[str, str] = {
     "tool_form_rev": "the toolset revision the Tools editor was filled from",
     "tool_parameters": "the parameters schema typed in the Tools editor",
     "paste_text": "the tools pasted on the Tools page",
+    "fd_token_counts": "the tools' footprint as the vendors counted it, and for which tools",
     # the Failures page
     "fault_kind": "the fault chosen to inject",
     "fault_target": "what the fault applies to: a call, a tool or the nth call",
