@@ -7,7 +7,7 @@ import streamlit as st
 
 from flowdebug.errors import FlowdebugError
 from flowdebug.model import Conversation
-from flowdebug.views.encodings import encode_all, pasted, turns
+from flowdebug.views.encodings import encode_all, pasted, trip_rows, turns
 from ui import common
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_tools" / "weather_conversation.json"
@@ -18,6 +18,11 @@ common.sidebar()
 @st.cache_data
 def _sample() -> Conversation:
     return Conversation.model_validate_json(SAMPLE.read_text())
+
+
+@st.cache_data
+def _trips(conv_json: str) -> list[dict]:
+    return trip_rows(Conversation.model_validate_json(conv_json))
 
 
 @st.cache_data
@@ -84,3 +89,14 @@ for tab, label in zip(st.tabs(labels), labels, strict=True):
                 )
                 for w in item.warnings:
                     col.caption(f"⚠ {common.literal(w.path)}: {common.literal(w.message)}")
+
+st.header("Round trip: A → B → A")
+st.caption(
+    "What converting to another vendor and back keeps, for every ordered pair of vendors "
+    "(as `flowdebug roundtrip FILE` prints it): each call's id, name and arguments, each "
+    "result's pairing, content and error flag, the text, reasoning, images and model. "
+    "**kept**, **lost** (fewer after the trip), **changed**, or **none** to keep; the "
+    "warnings are what each conversion said."
+)
+trips = trip_rows(text) if source == "paste" else _trips(conv.model_dump_json())
+st.dataframe(trips, hide_index=True)

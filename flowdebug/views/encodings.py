@@ -97,3 +97,38 @@ def pasted(text: str) -> tuple[Conversation, list[str]]:
 
     imported = import_session(text)
     return imported.state.conversation, [f"{w.path}: {w.message}" for w in imported.warnings]
+
+
+def trip_rows(value: Conversation | str) -> list[dict[str, Any]]:
+    """The round-trip loss table (:mod:`flowdebug.protocols.roundtrip`, as ``flowdebug
+    roundtrip`` prints it) for a conversation or pasted text (a payload of any vendor, or a
+    trace): one row per ordered pair of model vendors, what A -> B -> A did to each aspect,
+    and a verdict naming what it lost or changed."""
+    from flowdebug.exchange.imports import TRACE, import_session, parse
+    from flowdebug.protocols.roundtrip import ASPECTS, roundtrip
+
+    if isinstance(value, str):
+        payload = parse(value)
+        if isinstance(payload, dict) and str(payload.get("format", "")).startswith(TRACE):
+            payload = import_session(payload).state.conversation
+        value = payload
+    rows = []
+    for trip in roundtrip(value):
+        hurt = [a for a in ASPECTS if trip.aspects.get(a) in ("lost", "changed")]
+        verdict = (
+            f"refused: {trip.error}"
+            if trip.error
+            else "keeps everything"
+            if not hurt
+            else "loses " + ", ".join(f"{a} ({trip.aspects[a]})" for a in hurt)
+        )
+        rows.append(
+            {
+                "A": protocols.facts(trip.source).title,
+                "B": protocols.facts(trip.via).title,
+                "A → B → A": verdict,
+                **{a: trip.aspects.get(a, "—") for a in ASPECTS},
+                "warnings": ", ".join(trip.warnings),
+            }
+        )
+    return rows
