@@ -47,11 +47,12 @@ def _undo() -> None:
 
 
 def _reset() -> None:
+    """Start again with the tools as edited (the Tools page restores the scenario's)."""
     session = common.session()
     if session.state.scenario:
-        common.load_scenario(session.state.scenario)
+        common.load_scenario(session.state.scenario, tools=session.state.toolset)
     else:  # an imported session goes back to how it was imported
-        session.undo_to(0)
+        session.restart()
 
 
 head = st.columns([2, 3], vertical_alignment="bottom")
@@ -120,7 +121,8 @@ def _controls() -> tuple[DeltaGenerator, Session]:
         key="reset",
         icon=":material/restart_alt:",
         on_click=_reset,
-        help="Start the scenario again"
+        help="Start the scenario again, with the tools as edited (the Tools page restores "
+        "the scenario's own)"
         if s.state.scenario
         else ("Go back to the session as it was imported" if s.undo_stack else no_undo),
         disabled=not (s.state.scenario or s.undo_stack),
@@ -207,6 +209,10 @@ def _decisions(s: Session) -> None:
                     st.rerun()
 
 
+def _keep_manual_turn() -> None:
+    common.session().set_settings(manual_turn=st.session_state.manual_turn)
+
+
 def _manual(s: Session) -> None:
     """The model's turn, written by the person who plays it."""
     state = s.state
@@ -231,11 +237,19 @@ def _manual(s: Session) -> None:
                     }
                 ],
             }
+            # The turn last typed for this session stays (after an Undo, a Step, a reload);
+            # the template only until one is typed.
+            if st.session_state.get("fd_manual_for") != state.id or (
+                "manual_turn" not in st.session_state
+            ):
+                st.session_state.manual_turn = state.manual_turn or json.dumps(example, indent=2)
+                st.session_state.fd_manual_for = state.id
             text = st.text_area(
-                "Model turn (JSON)", json.dumps(example, indent=2), key="manual_turn", height=180
+                "Model turn (JSON)", key="manual_turn", height=180, on_change=_keep_manual_turn
             )
             if st.button("Queue this turn", key="manual_queue"):
                 try:
+                    s.set_settings(manual_turn=text)
                     s.player.write(Message.model_validate_json(text))
                     st.success("Queued: press Step.")
                 except (ValueError, FlowdebugError) as err:

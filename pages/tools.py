@@ -23,8 +23,8 @@ from flowdebug.exchange.tools import (
     tool_rows,
 )
 from flowdebug.views import vendors
-from flowdebug.views.history import last_change, undo_tool_edit
-from ui import common, flash, tokens
+from flowdebug.views.history import last_change, restore_scenario_tools, undo_tool_edit
+from ui import common, flash
 
 NEW = "➕ New tool"
 FORM_KEYS = {f.name: f"tool_{f.name}" for f in fields(ToolForm)}
@@ -106,6 +106,14 @@ def _undo() -> None:
         flash.error(f"Nothing changed — {e}")
 
 
+def _restore() -> None:
+    try:
+        restore_scenario_tools(common.session())
+        flash.say("The scenario's tools are back (Undo tool edit takes them back).")
+    except FlowdebugError as e:
+        flash.error(f"Nothing changed — {e}")
+
+
 def _say(where: str) -> None:
     """The outcome of the last action, beside the control it came from."""
     flash.show(said, where)
@@ -117,9 +125,12 @@ toolset = s.state.toolset
 chosen = common.chosen_protocols()
 findings = findings_by_tool(toolset, chosen)
 
-head = st.columns([5, 1])
+head = st.columns([4, 1, 1])
 head[0].title("Tools")
 change = last_change(s)
+with head[2].popover("Restore", width="stretch", disabled=not s.state.scenario):
+    st.caption("Declare the scenario's own tools again; Undo tool edit takes it back.")
+    st.button("Restore the scenario's tools", key="tools_restore", on_click=_restore)
 head[1].button(
     "Undo tool edit",
     key="tools_undo",
@@ -328,5 +339,3 @@ for e in toolset.entries:
             )
         else:
             lint_col.write("Every chosen vendor accepts this declaration as it is.")
-
-tokens.footprint_table(toolset.tools)

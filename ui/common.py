@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +19,17 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from flowdebug import hosting, protocols
+from flowdebug.engine.execution.handlers import Toolset
 from flowdebug.engine.session import scenarios
 from flowdebug.engine.session.debugger import Session
-from flowdebug.engine.session.player_choice import KINDS, LABELS, PlayerChoice, make_player
-from flowdebug.engine.session.session_state import SessionState
+from flowdebug.engine.session.player_choice import (
+    KINDS,
+    LABELS,
+    PlayerChoice,
+    default_kind,
+    make_player,
+)
+from flowdebug.engine.session.session_state import PlayerSettings, SessionState
 from flowdebug.errors import FlowdebugError
 from flowdebug.players.live.settings import LIVE_PROTOCOLS
 from flowdebug.redact import register_secret, url_secrets
@@ -69,11 +78,13 @@ def _revisions() -> dict[str, int]:
     return st.session_state.setdefault("fd_revisions", {})
 
 
-def _store_save(state: SessionState, parent: str | None = None) -> None:
+def _store_save(
+    state: SessionState, parent: str | None = None, undo: Sequence[SessionState] = ()
+) -> None:
     revisions = _revisions()
     try:
         saved = store().save(
-            state, parent=parent, expected=revisions.get(state.id, 0), owner=owner()
+            state, parent=parent, expected=revisions.get(state.id, 0), owner=owner(), undo=undo
         )
     except StaleSession as e:  # the newer steps stay saved; this tab says how to see them
         flash.error(str(e))
@@ -83,10 +94,6 @@ def _store_save(state: SessionState, parent: str | None = None) -> None:
         flash.error(f"could not save the session: {e}")
         return
     revisions[state.id] = saved.revision
-
-
-def _save(state: SessionState) -> None:
-    _store_save(state)
 
 
 def session() -> Session:
@@ -103,13 +110,15 @@ def session() -> Session:
                 flash.error(str(e))
             except FlowdebugError as e:
                 flash.error(f"could not reopen session {wanted}: {e}")
-        elif hosting.resume_last() and (last := next(
-            # opening the app resumes the session saved last, rather than a new one; one
-            # that another browser session has open stays its own (a room of attendees on a
-            # server without owners each starts their own, not the session saved last)
-            (s for s in store().list(owner=owner()) if not lifetime.held_elsewhere(s.id)),
-            None,
-        )):
+        elif hosting.resume_last() and (
+            last := next(
+                # opening the app resumes the session saved last, rather than a new one; one
+                # that another browser session has open stays its own (a room of attendees on a
+                # server without owners each starts their own, not the session saved last)
+                (s for s in store().list(owner=owner()) if not lifetime.held_elsewhere(s.id)),
+                None,
+            )
+        ):
             try:
                 open_saved(last.id)
             except FlowdebugError as e:
@@ -130,7 +139,8 @@ def set_session(value: Session, parent: str | None = None, revision: int | None 
     """Make ``value`` this browser session's session: saved now and after every change.
     ``revision``: it was just read from the store at this revision, so there is nothing to
     save yet (a save would make another tab holding it stale for nothing)."""
-    value.on_change = _save
+    # Saved with its undo history, so Undo (and Undo tool edit) still works after a reload.
+    value.on_change = lambda state: _store_save(state, undo=value.undo_stack)
     previous = st.session_state.get("fd_session")
     if previous is not None and previous.state.id != value.state.id:
         lifetime.let_go(previous.state.id)  # its MCP servers end, unless another tab holds it
@@ -138,7 +148,7 @@ def set_session(value: Session, parent: str | None = None, revision: int | None 
     st.session_state.fd_session = value
     st.session_state.pop("fd_stale", None)
     if revision is None:
-        _store_save(value.state, parent)
+        _store_save(value.state, parent, value.undo_stack)
     else:
         _revisions()[value.state.id] = revision
     st.query_params["session"] = value.state.id
@@ -170,11 +180,17 @@ def _reload() -> None:
     st.session_state.pop("fd_stale", None)
 
 
-def load_scenario(name: str) -> None:
+def load_scenario(name: str, tools: Toolset | None = None) -> None:
+    """Open scenario ``name`` as a new session, with the player chosen in the sidebar when it
+    is not the script; ``tools``: the tools it declares instead of its own (a Reset keeps the
+    tools as edited)."""
     fresh = Session.from_scenario(name)
     choice = st.session_state.get("fd_player_choice")
     if choice is not None and choice.kind != "scripted":
         fresh.player = make_player(choice, name)
+        fresh.state.player = choice.settings()
+    if tools is not None:
+        fresh.use_tools(tools)
     set_session(fresh)
 
 
@@ -196,12 +212,42 @@ def _apply_player() -> None:
     # Never saved, exported or logged, even by accident: the key and a URL's own credentials.
     for secret in [choice.api_key or "", *url_secrets(choice.base_url or "")]:
         register_secret(secret)
+    s = session()
     try:
-        session().player = make_player(choice, session().state.scenario)
+        s.player = make_player(choice, s.state.scenario, s.state.models)
     except FlowdebugError as e:
         flash.error(str(e))
         return
     st.session_state.fd_player_choice = choice
+    s.set_settings(player=choice.settings())  # kept with the session, never the key
+
+
+PLAYER_KEYS = {  # the sidebar's player widgets and the kept setting each one shows
+    "player_kind": "kind",
+    "live_protocol": "protocol",
+    "live_model": "model",
+    "live_base_url": "base_url",
+    "live_stream": "stream",
+}
+
+
+def _show_player(s: Session) -> None:
+    """Once per session opened: the sidebar's player settings say the player the session kept
+    (a reopened live session gets the key typed in this browser session, if any)."""
+    if st.session_state.get("fd_player_for") == s.state.id:
+        return
+    st.session_state.fd_player_for = s.state.id
+    kept = s.state.player or PlayerSettings(kind=default_kind(s.state.scenario))
+    for key, name in PLAYER_KEYS.items():
+        value = getattr(kept, name)
+        if key == "live_protocol":
+            value = value or protocols.default_protocol(local=True)
+        st.session_state[key] = value if value is not None else ""
+    choice = PlayerChoice.of(kept, st.session_state.get("live_key") or None)
+    st.session_state.fd_player_choice = choice
+    if kept.kind == "live" and choice.api_key:
+        with suppress(FlowdebugError):  # the kept player stays (its key from the environment)
+            s.player = make_player(choice, s.state.scenario, s.state.models)
 
 
 def chosen_protocols() -> list[str]:
@@ -248,6 +294,7 @@ def draw_sidebar() -> None:
     keep_owner_cookie()
     # Every run: a browser that reconnected has a new owner, which must hold its session.
     lifetime.hold(session().state.id)
+    _show_player(session())
     # Starting values that are not the widgets' first options (a widget given a default and a
     # session value both warns, so they are set here).
     st.session_state.setdefault("protocols", list(protocols.PROTOCOLS))

@@ -27,6 +27,7 @@ STATE: dict[str, str] = {
     "protocols": "the vendors shown, in order",
     "presenter": "presenter mode (large type, sidebar collapsed)",
     "fd_player_choice": "who plays the model (a PlayerChoice, never holding the key)",
+    "fd_player_for": "the session whose kept player the sidebar's player settings show",
     "live_protocol": "the live player's API",
     "live_key": "the live player's API key, kept in this browser session only",
     "live_stream": "whether the live player streams",
@@ -42,6 +43,8 @@ STATE: dict[str, str] = {
     "show_history": "whether the message history is shown under the graphs",
     "show_stream": "whether streamed responses are drawn as their events",
     "fd_room_beat": "(room code, event) of Play's beat last published to the room",
+    "manual_turn": "the model's turn typed for the manual player (kept with the session)",
+    "fd_manual_for": "the session whose kept manual turn that editor was filled from",
     # Play (ui/play.py)
     "fd_playing": "whether a playback is on",
     "fd_play_toggled": "Play or Pause was pressed in this run",

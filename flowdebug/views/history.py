@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any, assert_never
 
 from flowdebug import jsontext
+from flowdebug.engine.session import scenarios
 from flowdebug.engine.session.debugger import Session
 from flowdebug.engine.session.edits import EditError
 from flowdebug.engine.tracing.trace import hosted_label
@@ -132,6 +133,18 @@ def undo_tool_edit(session: Session) -> None:
             "History page takes it back"
         )
     session.undo()
+
+
+def restore_scenario_tools(session: Session) -> None:
+    """Declare the scenario's own tools again: a tool edit (Undo tool edit takes it back).
+    Refused for a session without a scenario, and when its tools are the scenario's."""
+    name = session.state.scenario
+    if not name:
+        raise UsageError("this session has no scenario: its tools are its own")
+    tools = scenarios.load(name).toolset()
+    if tools == session.state.toolset:
+        raise UsageError(f"the tools are already scenario {name!r}'s own")
+    session.set_toolset(tools)
 
 
 # -- pairing -------------------------------------------------------------------------------------

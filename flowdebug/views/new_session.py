@@ -103,11 +103,14 @@ def build(form: NewSession) -> Session:
         tool_choice=tool_choice(form, tools.names),
         messages=[Message(role="user", parts=[Text(text=form.user.strip())])],
     )
+    choice = form.player or PlayerChoice(kind=default_kind(None))
     state = SessionState(
-        conversation=conversation, toolset=tools, policy=Policy(max_rounds=form.max_rounds)
+        conversation=conversation,
+        toolset=tools,
+        policy=Policy(max_rounds=form.max_rounds),
+        player=choice.settings(),  # kept with the session (never the key)
     )
-    player = make_player(form.player or PlayerChoice(kind=default_kind(None)), None)
-    return Session(state, player)
+    return Session(state, make_player(choice, None))
 
 
 def name_of(form: NewSession) -> str:
