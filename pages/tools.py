@@ -24,7 +24,7 @@ from flowdebug.exchange.tools import (
 )
 from flowdebug.views import vendors
 from flowdebug.views.history import last_change, restore_scenario_tools, undo_tool_edit
-from ui import common, flash
+from ui import common, flash, tokens
 
 NEW = "➕ New tool"
 FORM_KEYS = {f.name: f"tool_{f.name}" for f in fields(ToolForm)}
@@ -339,3 +339,5 @@ for e in toolset.entries:
             )
         else:
             lint_col.write("Every chosen vendor accepts this declaration as it is.")
+
+tokens.footprint_table(toolset.tools)
