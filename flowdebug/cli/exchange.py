@@ -7,6 +7,11 @@ Both read a trace (``flowdebug run --json``, the app's trace export) or any payl
   then ``aspect=verdict`` for every aspect (:data:`flowdebug.protocols.roundtrip.ASPECTS`),
   ``warnings=`` the trip's warning codes (comma-separated, ``-`` for none) and, when a step
   refused the value, ``error=`` its message. Exit 0 whatever was lost. ``--json``: the rows.
+- ``tokens FILE``: what declaring the file's tools costs in each model vendor, one line each,
+  tab-separated: ``VENDOR``, the tokens, ``counted`` or ``estimated``, and how (the offline
+  estimate unless ``--count``, which asks each vendor's count-tokens endpoint the server's
+  environment holds a key for); then ``usage`` lines, the counts each vendor reported for
+  each model turn the file holds. Exit 0. ``--json``: both tables.
 - ``export TRACE --format NAME``: one fine-tuning example as a JSONL line on stdout, the
   warnings on stderr.
 """
@@ -57,6 +62,26 @@ def cmd_roundtrip(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tokens(args: argparse.Namespace) -> int:
+    from flowdebug.exchange.imports import import_session
+    from flowdebug.views.tokens import footprints, usage_rows
+
+    data, _ = _read_value(args, args.file)
+    state = import_session(data).state
+    found = footprints(state.conversation.tools or state.toolset.tools, count=args.count)
+    usage = usage_rows(state)
+    if args.json:
+        rows = [{"protocol": f.protocol, "tokens": f.tokens, "how": f.how, "note": f.note}
+                for f in found]  # fmt: skip
+        sys.stdout.write(json.dumps({"footprint": rows, "usage": usage}, indent=2) + "\n")
+        return 0
+    for f in found:
+        print("\t".join([f.protocol, str(f.tokens), f.how, f.note]))
+    for row in usage:
+        print("\t".join(["usage", *(f"{k}={'-' if v is None else v}" for k, v in row.items())]))
+    return 0
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from flowdebug.exchange.training import training_line
 
@@ -78,6 +103,17 @@ def add_commands(subparsers: Any, read: Reader) -> None:
     p.add_argument("file", nargs="?", default="-", help="trace or payload JSON, or - for stdin")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
     p.set_defaults(func=cmd_roundtrip, read=read)
+    p = subparsers.add_parser(
+        "tokens", help="the tools' token footprint per vendor, and the usage each reported"
+    )
+    p.add_argument("file", nargs="?", default="-", help="trace or payload JSON, or - for stdin")
+    p.add_argument(
+        "--count",
+        action="store_true",
+        help="count with each vendor's endpoint where the environment holds its key",
+    )
+    p.add_argument("--json", action="store_true", help="print both tables as JSON")
+    p.set_defaults(func=cmd_tokens, read=read)
     p = subparsers.add_parser("export", help="a session as a fine-tuning example (JSONL)")
     p.add_argument("trace", nargs="?", default="-", help="trace or payload JSON, or - for stdin")
     p.add_argument("--format", required=True, choices=training_formats())

@@ -1,0 +1,50 @@
+"""``flowdebug tokens FILE``: the tools' footprint per vendor and the usage each reported."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from flowdebug.cli.main import main
+from flowdebug.model import Conversation
+from flowdebug.protocols.token_estimate import compact, declarations
+
+ROOT = Path(__file__).resolve().parents[2]
+WEATHER = ROOT / "sample_tools" / "weather_conversation.json"
+REAL = (
+    ROOT
+    / "tests"
+    / "fixtures"
+    / "real"
+    / "openai-chat.response.sdk-parallel-weather-and-stock.json"
+)
+
+
+def test_tokens_prints_one_estimated_line_per_model_vendor(capsys):
+    assert main(["tokens", str(WEATHER)]) == 0
+    lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    tools = Conversation.model_validate_json(WEATHER.read_text()).tools
+    assert [line[0] for line in lines] == [
+        "anthropic", "openai-chat", "openai-responses", "gemini", "bedrock"
+    ]  # fmt: skip
+    for name, tokens, how, note in lines:
+        assert int(tokens) == math.ceil(len(compact(declarations(name, tools))) / 4)
+        assert how == "estimated"
+        assert note.startswith("estimated: chars/4 of the encoded tools JSON")
+
+
+def test_tokens_lists_the_usage_an_imported_response_reported(capsys):
+    assert main(["tokens", str(REAL)]) == 0
+    usage = [line for line in capsys.readouterr().out.splitlines() if line.startswith("usage")]
+    assert usage == [
+        "usage\tstep=2\tvendor=OpenAI Chat Completions\tmodel=gpt-4o-2024-08-06"
+        "\tinput_tokens=149\toutput_tokens=60\tfrom=imported"
+    ]
+
+
+def test_tokens_json_holds_both_tables(capsys):
+    assert main(["tokens", str(REAL), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["how"] for r in data["footprint"]] == ["estimated"] * 5
+    assert data["usage"][0]["input_tokens"] == 149
