@@ -26,8 +26,8 @@ def _trips(conv_json: str) -> list[dict]:
 
 
 @st.cache_data
-def _payloads(conv_json: str, names: tuple[str, ...]) -> dict:
-    return encode_all(Conversation.model_validate_json(conv_json), list(names))
+def _payloads(conv_json: str, names: tuple[str, ...], models: tuple[tuple[str, str], ...]) -> dict:
+    return encode_all(Conversation.model_validate_json(conv_json), list(names), models=dict(models))
 
 
 st.title("One cycle, every encoding")
@@ -65,7 +65,9 @@ else:
 for note in notes:
     st.caption(f"⚠ {common.literal(note)}")
 chosen = tuple(common.chosen_protocols())
-payloads = _payloads(conv.model_dump_json(), chosen)
+# the session's model for each vendor (the sidebar's "Model per vendor")
+models = tuple(sorted(common.session().state.models.items()))
+payloads = _payloads(conv.model_dump_json(), chosen, models)
 labels = [p.label for p in payloads[chosen[0]]]
 if not labels:
     st.info("Nothing to encode yet: no model turn and no request.")

@@ -231,6 +231,43 @@ PLAYER_KEYS = {  # the sidebar's player widgets and the kept setting each one sh
 }
 
 
+MODEL_KEY = "model_for_"  # + a protocol name: the sidebar's model for that vendor
+
+
+def model_vendors() -> list[str]:
+    """The vendors that name a model (each has a default one in its facts)."""
+    return [n for n in protocols.PROTOCOLS if protocols.facts(n).default_model]
+
+
+def _keep_models() -> None:
+    """The sidebar's model per vendor, kept with the session; a live player without a model
+    of its own takes its vendor's."""
+    s = session()
+    typed = {n: st.session_state.get(MODEL_KEY + n) or "" for n in model_vendors()}
+    s.set_settings(models=typed)
+    choice = st.session_state.get("fd_player_choice")
+    if choice is not None and choice.kind == "live":
+        with suppress(FlowdebugError):
+            s.player = make_player(choice, s.state.scenario, s.state.models)
+
+
+def _models_panel() -> None:
+    with st.expander("Model per vendor (this session)", expanded=False):
+        for name in model_vendors():
+            facts = protocols.facts(name)
+            st.text_input(
+                facts.short,
+                key=MODEL_KEY + name,
+                placeholder=facts.default_model,
+                on_change=_keep_models,
+            )
+        st.caption(
+            "Empty: the vendor's default. Used by the encodings, the snippets and a live "
+            "player without a model of its own; a source naming another vendor's model gets "
+            "this one, and a warning says which replaced which."
+        )
+
+
 def _show_player(s: Session) -> None:
     """Once per session opened: the sidebar's player settings say the player the session kept
     (a reopened live session gets the key typed in this browser session, if any)."""
@@ -243,6 +280,8 @@ def _show_player(s: Session) -> None:
         if key == "live_protocol":
             value = value or protocols.default_protocol(local=True)
         st.session_state[key] = value if value is not None else ""
+    for name in model_vendors():
+        st.session_state[MODEL_KEY + name] = s.state.models.get(name, "")
     choice = PlayerChoice.of(kept, st.session_state.get("live_key") or None)
     st.session_state.fd_player_choice = choice
     if kept.kind == "live" and choice.api_key:
@@ -336,6 +375,7 @@ def draw_sidebar() -> None:
                 st.checkbox("Stream", key="live_stream")
             st.button("Use this player", key="apply_player", on_click=_apply_player)
             st.caption(f"Now: {literal(getattr(session().player, 'name', '?'))}")
+        _models_panel()
         # The slot belongs to this browser session (a module global would be every session's).
         st.session_state["fd_status_slot"] = st.empty()
         st.session_state.pop("fd_status_text", None)  # a new slot: nothing written in it yet

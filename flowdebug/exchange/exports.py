@@ -27,7 +27,7 @@ from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import UsageError
 from flowdebug.exchange.snippets import sdks, snippet
 from flowdebug.protocols.base import ConversionWarning
-from flowdebug.protocols.models import model_for
+from flowdebug.protocols.models import choosing, model_for
 from flowdebug.redact import redact_text
 from flowdebug.store.rows import state_json
 
@@ -97,7 +97,8 @@ def trace_schema() -> dict[str, Any]:
 
 def request_payload(state: SessionState, protocol: str) -> tuple[Any, list[ConversionWarning]]:
     """The request ``protocol`` sends for the session's conversation, and what it lost."""
-    got = protocols.get(protocol).encode_request(state.conversation)
+    with choosing(state.models):  # the session's model for each vendor
+        got = protocols.get(protocol).encode_request(state.conversation)
     return json.loads(redact_text(json.dumps(got.value, ensure_ascii=False))), got.warnings
 
 
@@ -129,7 +130,7 @@ def sdk_snippet(state: SessionState, protocol: str, title: str = "") -> tuple[st
         snippet(protocol, None)  # raises the clear error
     payload, warnings = request_payload(state, protocol)
     # Another vendor's model id stays out of the script too (its warning is in ``warnings``).
-    model = model_for(protocol, state.conversation.model)
+    model = model_for(protocol, state.conversation.model, state.models)
     return snippet(protocol, payload, title, model), warnings
 
 

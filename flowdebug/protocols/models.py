@@ -15,14 +15,33 @@ conversation names a model and is encoded for a vendor:
   than the one asked for;
 - another vendor's id is replaced by the vendor's choice: the session's choice for that
   vendor when there is one, else the vendor's default model (its facts), and one
-  ``model_replaced`` warning says which replaced which.
+  ``model_replaced`` warning says which replaced which;
+- a source that names no model gets the session's choice for the vendor, when there is one
+  (else the codec fills in the vendor's default, and says so where the vendor requires one).
+
+The session's choice is passed as ``chosen``, or for a whole encoding (every codec call
+inside) by :func:`choosing`, so the codecs' signatures stay dicts in, dicts out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from flowdebug.protocols.base import PROTOCOLS, Warnings, known
+
+_CHOSEN: ContextVar[Mapping[str, str] | None] = ContextVar("flowdebug_models", default=None)
+
+
+@contextmanager
+def choosing(models: Mapping[str, str] | None) -> Iterator[None]:
+    """Encode, inside, with a session's model per vendor (protocol name -> model id)."""
+    token = _CHOSEN.set(dict(models or {}))
+    try:
+        yield
+    finally:
+        _CHOSEN.reset(token)
 
 
 def owners(model: str) -> list[str]:
@@ -47,13 +66,17 @@ def own_model(
     """The model the vendor of ``w`` names for a source that names ``model``: ``model``
     itself when the vendor keeps it (or None when the source names none: the codec fills its
     own in), else the vendor's choice (``chosen[vendor]``, else its default model), with one
-    ``model_replaced`` warning in ``w``. ``where`` ends the warning (a vendor naming the model
-    in the URL says so; ``{model}`` in it is the model sent)."""
+    ``model_replaced`` warning in ``w``; a source naming no model gets the vendor's choice
+    (None without one). ``chosen``: the session's choice, else :func:`choosing`'s. ``where``
+    ends the warning (a vendor naming the model in the URL says so; ``{model}`` in it is the
+    model sent)."""
     protocol = w.protocol
-    if model is None or keeps(protocol, model):
+    mine = (chosen if chosen is not None else _CHOSEN.get() or {}).get(protocol)
+    if model is None:
+        return mine
+    if keeps(protocol, model):
         return model
     facts = known(protocol)
-    mine = (chosen or {}).get(protocol)
     new = mine or facts.default_model
     if new is None:
         return model

@@ -7,6 +7,7 @@ side; nothing here knows about Streamlit.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,7 @@ from flowdebug import protocols
 from flowdebug.model import Conversation, ModelResponse
 from flowdebug.protocols.base import ConversionWarning
 from flowdebug.protocols.convert import response_from_message
+from flowdebug.protocols.models import choosing
 
 
 @dataclass
@@ -67,16 +69,21 @@ def encode_turn(turn: Turn, protocol: str, stream: bool = True) -> list[Payload]
 
 
 def encode_all(
-    conv: Conversation, names: list[str] | None = None, stream: bool = True
+    conv: Conversation,
+    names: list[str] | None = None,
+    stream: bool = True,
+    models: Mapping[str, str] | None = None,
 ) -> dict[str, list[Payload]]:
-    """Every turn of ``conv`` in every protocol named (every registered one by default)."""
+    """Every turn of ``conv`` in every protocol named (every registered one by default);
+    ``models``: the session's model per vendor (protocols/models.py)."""
     names = names or list(protocols.PROTOCOLS)
     all_turns = turns(conv)
-    return {
-        name: [p for t in all_turns for p in encode_turn(t, name, stream)]
-        + _pending(conv, name, len(all_turns) + 1)
-        for name in names
-    }
+    with choosing(models):
+        return {
+            name: [p for t in all_turns for p in encode_turn(t, name, stream)]
+            + _pending(conv, name, len(all_turns) + 1)
+            for name in names
+        }
 
 
 def _pending(conv: Conversation, protocol: str, number: int) -> list[Payload]:

@@ -10,7 +10,9 @@ only the new state's payloads — the previous state's are the ones shown one st
 from __future__ import annotations
 
 import hashlib
+import json
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
@@ -22,6 +24,7 @@ from flowdebug.lint.finding import Finding
 from flowdebug.lint.linter import lint_conversation
 from flowdebug.model import Conversation, Message, ModelResponse
 from flowdebug.protocols.base import ConversionWarning
+from flowdebug.protocols.models import choosing
 from flowdebug.render.text import (
     changed_paths,
     event_stream_text,
@@ -131,13 +134,15 @@ def fingerprint(conv: Conversation) -> str:
 
 
 class _Keyed:
-    """A conversation that hashes and compares by its fingerprint (an lru_cache key)."""
+    """A conversation that hashes and compares by its fingerprint (an lru_cache key), with
+    the session's model per vendor it is encoded with."""
 
-    __slots__ = ("conv", "fp")
+    __slots__ = ("conv", "fp", "models")
 
-    def __init__(self, conv: Conversation):
+    def __init__(self, conv: Conversation, models: Mapping[str, str] | None = None):
         self.conv = conv
-        self.fp = fingerprint(conv)
+        self.models = dict(models or {})
+        self.fp = fingerprint(conv) + (json.dumps(self.models, sort_keys=True) if models else "")
 
     def __hash__(self) -> int:
         return hash(self.fp)
@@ -195,8 +200,13 @@ def previous_conversation(state: SessionState) -> Conversation | None:
 # request is ~300 KB of text, so the caches stay small.
 @lru_cache(maxsize=48)
 def _payloads(protocol: str, key: _Keyed) -> tuple[int, bool, tuple[PayloadView, ...]]:
+    with choosing(key.models):
+        return _encoded(protocol, key.conv)
+
+
+def _encoded(protocol: str, conv: Conversation) -> tuple[int, bool, tuple[PayloadView, ...]]:
     codec = protocols.get(protocol)
-    number, request, response = current_turn(key.conv)
+    number, request, response = current_turn(conv)
     req = codec.encode_request(request)
     out = [
         PayloadView(
@@ -282,9 +292,11 @@ def step_view(
     """The current step in ``protocol``: payloads, changes since ``previous_state`` (usually
     ``views.previous_state(session)``), conversion warnings, lint verdict and the wire."""
     state = session_or_state.state if isinstance(session_or_state, Session) else session_or_state
-    key = _Keyed(state.conversation)
+    key = _Keyed(state.conversation, state.models)
     number, pending, shown = _payloads(protocol, key)
-    before = _Keyed(previous_state.conversation) if previous_state is not None else None
+    before = (
+        _Keyed(previous_state.conversation, state.models) if previous_state is not None else None
+    )
     findings = _findings(protocol, key)
     counts = {lvl: sum(f.level == lvl for f in findings) for lvl in ("error", "warning", "info")}
     seen: dict[tuple[str, str, str], ConversionWarning] = {}

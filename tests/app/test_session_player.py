@@ -3,24 +3,13 @@ a session (by its address, or the app resuming the session saved last) restores 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
 from flowdebug.engine.session.debugger import Session
 from flowdebug.store.sessions import open_store
+from tests.app.opening import page
 
-PAGES = Path(__file__).resolve().parents[2] / "pages"
 KEY = "sk-test-never-saved-0123456789abcdef"
-
-
-def page(name: str, session: str | None = None) -> AppTest:
-    app = AppTest.from_file(str(PAGES / name), default_timeout=60)
-    if session is not None:
-        app.query_params["session"] = session
-    app.run()
-    assert not app.exception
-    return app
 
 
 def choose_live_player(app: AppTest) -> None:

@@ -5,23 +5,12 @@ the manual player keeps the turn you typed."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from flowdebug.store.sessions import open_store
 from tests.app.markdown import shown
-
-PAGES = Path(__file__).resolve().parents[2] / "pages"
-
-
-def page(name: str, session: str | None = None) -> AppTest:
-    app = AppTest.from_file(str(PAGES / name), default_timeout=60)
-    if session is not None:
-        app.query_params["session"] = session
-    app.run()
-    assert not app.exception
-    return app
+from tests.app.opening import page
 
 
 def edit_the_weather_tool(app: AppTest, description: str = "Searches stuff") -> None:
