@@ -2,14 +2,19 @@
 
 In one process, as on one app server: the instructor steps the weather scenario (Step + the
 save the Debugger makes after it; at the end, Undo back to the start, also saved) every
-``--pace`` seconds; each follower is a thread that does what the Room page's fragment does,
-``Rooms.pulse`` every ``--poll`` seconds, and when it moved what the page's rerun does: read the
-session (``Rooms.follow``) and build the teaching picture's table for the vendors shown.
+``--pace`` seconds; each follower is a thread that does what the Room page does: every
+``--poll`` seconds its fragment's check of the room's pulse (``Rooms.pulse``, shared by the
+followers of this process for ``following.SHARED_PULSE``), and when it moved the page's rerun
+(``following.followed``: the session and its teaching picture, made once per pulse for all).
+``--unshared``: what the page did before, every follower reading the pulse and building the
+picture itself.
 
-Measured: the follow delay (the instructor's save committed -> the follower has the new
-picture), the instructor's Step with nobody following and with N followers, the memory per
-follower (RSS growth with N followers holding their page's data, divided by N), and the
-pulses per second the database answered. Run::
+The instructor's Steps are timed in ``--rounds`` pairs of blocks of ``--steps`` changes, nobody
+following then the followers polling, so that a noisy machine weighs on both alike. Measured:
+the follow delay (the instructor's save committed -> the follower has the new picture), the
+instructor's Step with nobody following and with N followers, the memory per follower (RSS
+growth with N followers holding their page's data, divided by N), the pulses per second the
+followers made and the reads of the database they cost. Run::
 
     .venv/bin/python bench/room_load.py            # 60 followers, a temporary SQLite file
     .venv/bin/python bench/room_load.py --db postgresql://... --followers 60
@@ -34,6 +39,8 @@ from flowdebug import protocols
 from flowdebug.engine.session.debugger import Session
 from flowdebug.store.rooms import RoomClosed, Rooms
 from flowdebug.store.sessions import open_store
+from flowdebug.views import following
+from flowdebug.views.aligned import WINDOW
 from flowdebug.views.debugger import refusals
 from flowdebug.views.teaching import picture
 
@@ -45,43 +52,85 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
+def wall(times: list[tuple[float, float]]) -> list[float]:
+    return [w for w, _ in times]
+
+
+def cpu(times: list[tuple[float, float]]) -> list[float]:
+    return [c for _, c in times]
+
+
+def _ms(values: list[float]) -> str:
+    return f"{statistics.median(values) * 1000:.1f} / {p95(values) * 1000:.1f}"
+
+
 class Follower(threading.Thread):
-    def __init__(self, rooms: Rooms, code: str, names: list[str], poll: float, saved: dict):
+    def __init__(self, rooms: Rooms, code: str, names: list[str], args, saved: dict):
         super().__init__(daemon=True)
-        self.rooms, self.code, self.names, self.poll, self.saved = rooms, code, names, poll, saved
+        self.rooms, self.code, self.names, self.saved = rooms, code, names, saved
+        self.poll, self.unshared = args.poll, args.unshared
         self.seen: tuple[int, int] | None = None
         self.delays: list[float] = []
         self.pulses = 0
         self.page: object = None  # what the page holds: the followed state and its picture
+        self.active = threading.Event()  # cleared: nobody following (the thread waits)
+        self.since = 0.0  # delays count for saves after this (the block's start)
         self.stop = threading.Event()
 
     def run(self) -> None:
         while not self.stop.is_set():
+            self.active.wait()
             try:
-                key = self.rooms.pulse(self.code).key
+                shared = 0.0 if self.unshared else following.SHARED_PULSE
+                key = self.rooms.pulse(self.code, max_age=shared).key
                 self.pulses += 1
                 if key != self.seen:
-                    state, pulse = self.rooms.follow(self.code)
-                    table = picture(
-                        state, self.names, refusals(state.conversation, state.events, self.names)
-                    )
-                    self.page = (state, table.data())
+                    pulse = self.redraw()
                     done = time.perf_counter()
                     committed = self.saved.get(pulse.session_revision)
-                    if self.seen is not None and committed is not None:
+                    if self.seen is not None and committed is not None and committed > self.since:
                         self.delays.append(done - committed)
                     self.seen = pulse.key
             except RoomClosed:
                 return
             self.stop.wait(self.poll)
 
+    def redraw(self):
+        if not self.unshared:
+            seen = following.followed(
+                self.rooms, self.code, self.names, WINDOW, None, following.SHARED_PULSE, self.seen
+            )
+            self.page = seen
+            return seen.pulse
+        state, pulse = self.rooms.follow(self.code)
+        refused = refusals(state.conversation, state.events, self.names)
+        table = picture(state, self.names, refused, window=WINDOW, upto_seq=pulse.beat)
+        self.page = (state, table, following.component_data(table))
+        return pulse
 
-def instructor(store, session: Session, steps: int, pace: float, saved: dict) -> list[float]:
-    """Step (and Undo back at the end) ``steps`` times; the Step times (step + save), but for
-    the execution Steps."""
-    times: list[float] = []
+
+class Reads:
+    """The followers' transactions on the database, counted (not the instructor's saves)."""
+
+    def __init__(self, db):
+        self.count, self._transaction, self._lock = 0, db.transaction, threading.Lock()
+        db.transaction = self
+
+    def __call__(self, write: bool = False):
+        if isinstance(threading.current_thread(), Follower):
+            with self._lock:
+                self.count += 1
+        return self._transaction(write)
+
+
+def instructor(
+    store, session: Session, steps: int, pace: float, saved: dict
+) -> list[tuple[float, float]]:
+    """Step (and Undo back at the end) ``steps`` times; the Step times (step + save; wall
+    clock, and this thread's CPU), but for the execution Steps."""
+    times: list[tuple[float, float]] = []
     for _ in range(steps):
-        t0 = time.perf_counter()
+        t0, cpu = time.perf_counter(), time.thread_time()
         if session.done:
             while session.undo_stack:
                 session.undo()
@@ -95,7 +144,7 @@ def instructor(store, session: Session, steps: int, pace: float, saved: dict) ->
         # The execution Step waits out the scenario's 1 s Tokyo timeout, alike with or without
         # followers: the other Steps say what the room costs.
         if change == "step" and session.state.events[-1].phase != "execution":
-            times.append(now - t0)
+            times.append((now - t0, time.thread_time() - cpu))
         time.sleep(max(0.0, pace - (now - t0)))
     return times
 
@@ -103,62 +152,76 @@ def instructor(store, session: Session, steps: int, pace: float, saved: dict) ->
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--followers", type=int, default=60)
-    ap.add_argument("--steps", type=int, default=36)
+    ap.add_argument("--steps", type=int, default=16, help="changes in each block")
+    ap.add_argument("--rounds", type=int, default=3, help="pairs of blocks: alone, followed")
     ap.add_argument("--pace", type=float, default=0.5, help="seconds between instructor changes")
-    ap.add_argument("--poll", type=float, default=0.5, help="the follow page's pulse interval")
+    ap.add_argument("--poll", type=float, default=following.POLL, help="the pulse interval")
+    ap.add_argument("--unshared", action="store_true", help="each follower reads and draws")
     ap.add_argument("--db", default=None, help="store URL (default: a temporary SQLite file)")
     args = ap.parse_args()
     url = args.db or os.path.join(tempfile.mkdtemp(), "room_load.db")
     names = list(protocols.model_protocols())[:4]
+    load = os.getloadavg()
     with open_store(url) as store:
         rooms = Rooms(store)
         session = Session.from_scenario("weather")
         store.save(session.state)
         room = rooms.open(session.state.id)
         saved: dict[int, float] = {}
-        alone = instructor(store, session, args.steps, args.pace, saved)
-
+        followers = [Follower(rooms, room.code, names, args, saved) for _ in range(args.followers)]
         gc.collect()
         before = rss_mb(os.getpid())
-        followers = [
-            Follower(rooms, room.code, names, args.poll, saved) for _ in range(args.followers)
-        ]
-        for f in followers:
-            f.start()
-            time.sleep(args.poll / max(1, args.followers))  # joined over one poll, as people do
-        time.sleep(2 * args.poll)  # every follower has drawn the current step
-        gc.collect()
-        per_follower = (rss_mb(os.getpid()) - before) / max(1, args.followers)
-        t0 = time.perf_counter()
-        pulses0 = sum(f.pulses for f in followers)
-        crowd = instructor(store, session, args.steps, args.pace, saved)
-        time.sleep(2 * args.poll)
-        rate = (sum(f.pulses for f in followers) - pulses0) / (time.perf_counter() - t0)
+        alone: list[tuple[float, float]] = []
+        crowd: list[tuple[float, float]] = []
+        per_follower = rate = reads = 0.0
+        for n in range(args.rounds):
+            alone += instructor(store, session, args.steps, args.pace, saved)
+            since = time.perf_counter()
+            for f in followers:
+                f.since = since
+                f.active.set()
+                if n == 0:
+                    f.start()
+                time.sleep(args.poll / max(1, args.followers))  # joined over one poll
+            time.sleep(2 * args.poll)  # every follower has drawn the current step
+            if n == 0:
+                gc.collect()
+                per_follower = (rss_mb(os.getpid()) - before) / max(1, args.followers)
+            counted = Reads(store._db)
+            t0 = time.perf_counter()
+            pulses0 = sum(f.pulses for f in followers)
+            crowd += instructor(store, session, args.steps, args.pace, saved)
+            time.sleep(2 * args.poll)
+            elapsed = time.perf_counter() - t0
+            rate += (sum(f.pulses for f in followers) - pulses0) / elapsed / args.rounds
+            store._db.transaction = counted._transaction
+            reads += counted.count / elapsed / args.rounds
+            for f in followers:
+                f.active.clear()
+            time.sleep(args.poll)  # the last follower is back waiting
         rooms.close(room.code)
         for f in followers:
             f.stop.set()
+            f.active.set()
         for f in followers:
             f.join(5)
     delays = [d for f in followers for d in f.delays]
     rows = [
         ("store", store.__repr__()),
-        ("followers", str(args.followers)),
+        ("followers", f"{args.followers} ({'unshared' if args.unshared else 'shared'})"),
+        ("load average at the start (1, 5, 15 min)", ", ".join(f"{x:.2f}" for x in load)),
         (
             "follow delay p50 / p95 (ms)",
             f"{statistics.median(delays) * 1000:.0f} / "
             f"{p95(delays) * 1000:.0f}  ({len(delays)} redraws)",
         ),
-        (
-            "instructor Step p50 / p95, nobody following (ms)",
-            f"{statistics.median(alone) * 1000:.1f} / {p95(alone) * 1000:.1f}",
-        ),
-        (
-            f"instructor Step p50 / p95, {args.followers} following (ms)",
-            f"{statistics.median(crowd) * 1000:.1f} / {p95(crowd) * 1000:.1f}",
-        ),
-        ("Step p95 ratio (following / alone)", f"{p95(crowd) / p95(alone):.2f}"),
+        ("instructor Step p50 / p95, nobody following (ms)", _ms(wall(alone))),
+        (f"instructor Step p50 / p95, {args.followers} following (ms)", _ms(wall(crowd))),
+        ("Step p95 ratio (following / alone)", f"{p95(wall(crowd)) / p95(wall(alone)):.2f}"),
+        ("its CPU p50 / p95, alone / following (ms)", f"{_ms(cpu(alone))} / {_ms(cpu(crowd))}"),
         ("memory per follower (MB)", f"{per_follower:.2f}"),
-        ("pulses answered per second", f"{rate:.0f}"),
+        ("pulses per second / database reads per second", f"{rate:.0f} / {reads:.0f}"),
+        ("Step samples alone / followed", f"{len(alone)} / {len(crowd)}"),
     ]
     width = max(len(k) for k, _ in rows)
     for k, v in rows:

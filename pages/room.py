@@ -4,13 +4,13 @@ try the step yourself in a copy of your own."""
 import streamlit as st
 
 from flowdebug.store.rooms import RoomClosed, normal_code
+from flowdebug.views import following
 from flowdebug.views.aligned import WINDOW
 from flowdebug.views.debugger import (
     PHASE_TITLES,
     explain,
     phase_now,
     phase_title,
-    refusals,
     status_line,
 )
 from ui import common, rooms
@@ -34,8 +34,19 @@ except RoomClosed as e:
 st.session_state[rooms.CODE] = code
 st.query_params["room"] = code
 
+chosen = common.chosen_protocols()
 try:
-    state, pulse = rooms.rooms().follow(code)
+    # What every follower of this room on this server draws, made once per Step for them all
+    # (at the pulse the poll below saw move, shared by them; else read afresh).
+    seen = following.followed(
+        rooms.rooms(),
+        code,
+        chosen,
+        WINDOW,
+        teaching.lit(),
+        max_age=rooms.SHARED_PULSE,
+        drawn=st.session_state.get(SEEN),
+    )
 except RoomClosed as e:
     st.warning(
         f"{common.literal(e)}. This page no longer follows it; your own copies are on the "
@@ -44,13 +55,15 @@ except RoomClosed as e:
     )
     st.session_state.pop(rooms.CODE, None)
     st.stop()
+state, pulse = seen.state, seen.pulse
 st.session_state[SEEN] = pulse.key
 
 
 def _pulse() -> None:
-    """The follower's poll: one small read; the page is drawn again only when it moved."""
+    """The follower's poll: the room's pulse, read by one follower on this server for all of
+    them; the page is drawn again only when it moved."""
     try:
-        now = rooms.rooms().pulse(code).key
+        now = rooms.rooms().pulse(code, max_age=rooms.SHARED_PULSE).key
     except RoomClosed:
         now = None
     if now != st.session_state.get(SEEN):
@@ -59,8 +72,7 @@ def _pulse() -> None:
 
 st.fragment(_pulse, run_every=rooms.POLL)()
 
-chosen = common.chosen_protocols()
-refused = refusals(state.conversation, state.events, chosen)
+refused = seen.refused
 upcoming = f" · next: {PHASE_TITLES[state.next_phase]}" if state.events else ""
 head, act = st.columns([4, 1])
 head.subheader(f"Room {code} · {phase_title(state)} · step {state.step}{upcoming}")
@@ -76,5 +88,5 @@ with st.expander("What this phase is", expanded=False):
     st.markdown(meaning)
     for name, where in fields.items():
         st.markdown(f"**{common.title(name)}**: {where}")
-teaching.draw_picture(state, chosen, WINDOW, upto=pulse.beat)
+teaching.draw_table(seen.table, seen.data, refused, chosen)
 st.caption("Read-only: this page follows the instructor. Try it yourself to step on alone.")

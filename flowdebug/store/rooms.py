@@ -130,8 +130,11 @@ class Question:
 
 # The sessions followers read, by (store, room, pulse): see Rooms.follow.
 _FOLLOWED: OrderedDict[tuple[str, str, tuple[int, int]], SessionState] = OrderedDict()
-_GATES: dict[tuple[str, str], threading.Lock] = {}
+_GATES: dict[tuple[str, ...], threading.Lock] = {}  # one reader at a time per room (and what)
 _FOLLOWING = threading.Lock()
+# The last pulse row read per (store, room) in this process, and when (time.monotonic()): see
+# Rooms.pulse's max_age. A row of None: no such room.
+_PULSES: dict[tuple[str, str], tuple[float, tuple[Any, ...] | None]] = {}
 
 _PULSE = (
     "SELECT r.revision, r.beat, r.closed, r.expires, s.revision, s.step"
@@ -343,12 +346,15 @@ class Rooms:
 
     # -- followers ------------------------------------------------------------------------------
 
-    def pulse(self, code: str, now: float | None = None) -> Pulse:
+    def pulse(self, code: str, now: float | None = None, max_age: float = 0.0) -> Pulse:
         """The follower's poll: one SELECT by primary keys. :class:`RoomClosed` when the room
-        was closed, has expired or its session was deleted."""
+        was closed, has expired or its session was deleted.
+
+        ``max_age``: how many seconds old a pulse another follower in this process read may be
+        (0: read it now). The Room page passes a fraction of its poll, so sixty followers on one
+        server cost one read per that time, not sixty: the first reads, the others take it."""
         now = time.time() if now is None else now
-        with self._db.transaction() as tx:
-            row = tx.one(_PULSE, (code,))
+        row = self._pulse_row(code, max_age) if max_age > 0 else self._read_pulse(code)
         if row is None:
             raise RoomClosed("this room has ended: its session was deleted or the code is wrong")
         room_rev, beat, closed, expires, session_rev, step = row
@@ -358,17 +364,33 @@ class Rooms:
             raise RoomClosed("this room has expired")
         return Pulse(session_rev, room_rev, beat, step)
 
-    def follow(self, code: str) -> tuple[SessionState, Pulse]:
-        """The room's session, read-only, and the pulse it was read at. It is never saved:
-        nothing a follower does reaches the instructor's session.
+    def _read_pulse(self, code: str) -> tuple[Any, ...] | None:
+        with self._db.transaction() as tx:
+            return tx.one(_PULSE, (code,))
+
+    def _pulse_row(self, code: str, max_age: float) -> tuple[Any, ...] | None:
+        key = (self.store.url, code)
+        with _FOLLOWING:
+            gate = _GATES.setdefault(key, threading.Lock())
+        with gate:
+            read = _PULSES.get(key)
+            if read is None or time.monotonic() - read[0] > max_age:
+                read = (time.monotonic(), self._read_pulse(code))
+                _PULSES[key] = read
+        return read[1]
+
+    def follow(self, code: str, max_age: float = 0.0) -> tuple[SessionState, Pulse]:
+        """The room's session, read-only, and the pulse it was read at (``max_age``: as
+        :meth:`pulse`). It is never saved: nothing a follower does reaches the instructor's
+        session.
 
         One copy per pulse per process: sixty followers on one server see a Step at once, and
         the first of them reads it for all (the others wait for it rather than read it too).
         Treat it as frozen: followers share it."""
-        pulse = self.pulse(code)
+        pulse = self.pulse(code, max_age=max_age)
         key = (self.store.url, code, pulse.key)
         with _FOLLOWING:
-            gate = _GATES.setdefault((self.store.url, code), threading.Lock())
+            gate = _GATES.setdefault((self.store.url, code, "state"), threading.Lock())
         with gate:
             state = _FOLLOWED.get(key)
             if state is None:
