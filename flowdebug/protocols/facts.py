@@ -267,6 +267,9 @@ class Facts:
     training_formats: Mapping[str, Callable[[Conversation], Any]] = field(default_factory=dict)
     # The endpoint counting a request's input tokens (None: the vendor documents none).
     token_count: TokenCount | None = None
+    # The tiktoken encoding of the vendor's current models: the offline estimate uses it when
+    # tiktoken and its cached encoding file are there (protocols/token_estimate.py).
+    tokenizer: str | None = None
 
     @property
     def base_path(self) -> str:

@@ -24,7 +24,7 @@ from flowdebug.errors import FlowdebugError
 from flowdebug.model import Tool
 from flowdebug.players.live.counting import can_count, footprint
 from flowdebug.players.live.settings import LiveSettings
-from flowdebug.protocols.token_estimate import METHOD, declarations, estimate_tokens
+from flowdebug.protocols.token_estimate import tools_estimate
 
 COUNTED = "counted"
 ESTIMATED = "estimated"
@@ -68,23 +68,33 @@ def count_settings(protocol: str, choice: PlayerChoice | None = None) -> LiveSet
 def estimated(protocol: str, tools: list[Tool], why: str = "") -> Footprint:
     """The offline estimate of ``tools`` in ``protocol``, saying what it is (and ``why`` no
     count was made, when one was tried)."""
-    tokens = estimate_tokens(declarations(protocol, tools)) if tools else 0
-    note = f"estimated: {METHOD}" + (f"; {why}" if why else "")
+    tokens, method = tools_estimate(protocol, tools)
+    note = f"estimated: {method}" + (f"; {why}" if why else "")
     return Footprint(protocol, tokens, ESTIMATED, note)
 
 
 def footprints(
-    tools: list[Tool], names: list[str] | None = None, choice: PlayerChoice | None = None
+    tools: list[Tool],
+    names: list[str] | None = None,
+    choice: PlayerChoice | None = None,
+    count: bool = True,
 ) -> list[Footprint]:
     """The footprint of ``tools`` in each vendor of ``names`` (every model vendor by
-    default): counted where :func:`count_settings` finds a way, else estimated. A count the
-    vendor refused falls back to the estimate, with the vendor's words."""
+    default): counted where :func:`count_settings` finds a way (and ``count`` asks for it:
+    a count is two calls to the vendor), else estimated. A count the vendor refused falls
+    back to the estimate, with the vendor's words."""
     out = []
     for name in names or model_vendors():
         settings = count_settings(name, choice)
         counting = protocols.facts(name).token_count
-        if settings is None or counting is None:
-            why = "no key for it here" if counting else "the vendor has no count-tokens endpoint"
+        if settings is None or counting is None or not count:
+            why = (
+                "the vendor has no count-tokens endpoint"
+                if counting is None
+                else "no key for it here"
+                if settings is None
+                else "not counted yet"
+            )
             out.append(estimated(name, tools, why))
             continue
         try:
@@ -94,6 +104,11 @@ def footprints(
             continue
         out.append(Footprint(name, tokens, COUNTED, f"counted by {counting.endpoint}"))
     return out
+
+
+def countable(choice: PlayerChoice | None = None) -> list[str]:
+    """The vendors whose count-tokens endpoint can be reached now (:func:`count_settings`)."""
+    return [n for n in model_vendors() if count_settings(n, choice) is not None]
 
 
 # -- usage per model turn ----------------------------------------------------------------

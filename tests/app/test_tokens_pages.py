@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from flowdebug.engine.execution import toolsets
@@ -20,6 +21,12 @@ TOOLS = str(ROOT / "pages" / "tools.py")
 HISTORY = str(ROOT / "pages" / "history.py")
 VENDORS = ["Anthropic Messages", "OpenAI Chat Completions", "OpenAI Responses", "Google Gemini",
            "Bedrock Converse"]  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _no_tiktoken_cache(monkeypatch):
+    """The estimate by characters everywhere, whatever tiktoken cache this machine has."""
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
 
 
 def _footprint(app: AppTest):

@@ -6,6 +6,8 @@ import json
 import math
 from pathlib import Path
 
+import pytest
+
 from flowdebug.cli.main import main
 from flowdebug.model import Conversation
 from flowdebug.protocols.token_estimate import compact, declarations
@@ -19,6 +21,12 @@ REAL = (
     / "real"
     / "openai-chat.response.sdk-parallel-weather-and-stock.json"
 )
+
+
+@pytest.fixture(autouse=True)
+def _no_tiktoken_cache(monkeypatch):
+    """The estimate by characters everywhere, whatever tiktoken cache this machine has."""
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
 
 
 def test_tokens_prints_one_estimated_line_per_model_vendor(capsys):

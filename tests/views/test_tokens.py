@@ -23,6 +23,12 @@ REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 WEATHER = toolsets.load("weather").tools
 
 
+@pytest.fixture(autouse=True)
+def _no_tiktoken_cache(monkeypatch):
+    """The estimate by characters everywhere, whatever tiktoken cache this machine has."""
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
+
+
 def test_the_offline_estimate_is_chars_over_four_of_each_vendors_tools_json():
     rows = {f.protocol: f for f in footprints(WEATHER)}
     assert list(rows) == model_vendors()

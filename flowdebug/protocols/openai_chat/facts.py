@@ -58,6 +58,7 @@ FACTS = Facts(
     endpoint="POST /chat/completions",
     base_url="https://api.openai.com/v1",
     default_model="gpt-4.1",
+    tokenizer="o200k_base",  # gpt-4o, gpt-4.1, o-series (tiktoken's model table)
     # gpt-4o, gpt-4.1-mini, o1, o3-mini, o4-mini, chatgpt-4o-latest, fine-tuned ft:gpt-...
     model_ids=re.compile(r"^(?:ft:)?(?:gpt-|chatgpt-|codex-|computer-use-|o\d(?:$|-))"),
     key_env=("OPENAI_API_KEY",),

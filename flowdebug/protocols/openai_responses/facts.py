@@ -81,6 +81,7 @@ FACTS = Facts(
     endpoint="POST /responses",
     base_url="https://api.openai.com/v1",
     default_model="gpt-4.1",
+    tokenizer="o200k_base",  # gpt-4o, gpt-4.1, o-series (tiktoken's model table)
     model_ids=re.compile(r"^(?:ft:)?(?:gpt-|chatgpt-|codex-|computer-use-|o\d(?:$|-))"),
     key_env=("OPENAI_API_KEY",),
     history_key="input",
