@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import streamlit as st
 
+from flowdebug import hosting
 from flowdebug.errors import FlowdebugError
 from flowdebug.exchange import exports as exporting
 from flowdebug.exchange import imports as importing
@@ -22,7 +23,7 @@ st.caption(
     "Every step is saved as it happens; a reload or a server restart reopens the session "
     "named in the address bar. Keys are never saved."
 )
-common.show_error()
+said = common.show_error()  # the top's message shown; one meant for a control kept
 
 
 def _act(action, done: str) -> None:
@@ -67,7 +68,52 @@ def _new_session_form() -> new_session.NewSession:
         max_rounds=int(get("new_max_rounds", 10)),
         player=replace(common.player_choice(), kind=get("new_player", "offline")),
         name=get("new_name", ""),
+        mcp=listed[0] if (listed := get("fd_new_mcp")) else None,
+        mcp_tools=get("new_mcp_pick") if listed else None,
     )
+
+
+def _list_mcp() -> None:
+    """List the tools of the MCP server typed in the form, to choose from before creating."""
+    get = st.session_state.get
+    st.session_state.pop("fd_new_mcp", None)
+    try:
+        spec = new_session.mcp_server(get("new_mcp_stdio", ""), get("new_mcp_url", ""))
+        names = [t.name for t in new_session.mcp_listing(spec)]
+    except FlowdebugError as e:
+        flash.error(f"Not listed: {e}", where="mcp")
+        return
+    st.session_state.fd_new_mcp = (spec, names)
+    st.session_state.new_mcp_pick = names
+    flash.say(f"{len(names)} tool(s) from {spec.label}: choose those to declare.", where="mcp")
+
+
+def _mcp_source() -> None:
+    """Tools from an MCP server: a command (not on a shared server) or a URL the host allows."""
+    allowed = hosting.allowed_mcp_urls()
+    c = st.columns([3, 3, 1], vertical_alignment="bottom")
+    c[0].text_input(
+        "…or tools from an MCP server: its command (stdio)",
+        key="new_mcp_stdio",
+        placeholder="python -m sample_tools.mcp_server",
+        disabled=hosting.shared(),
+        help="Not on this shared server: it starts no command"
+        if hosting.shared()
+        else "The command line that starts the server",
+    )
+    c[1].text_input(
+        "…or its URL (streamable HTTP)",
+        key="new_mcp_url",
+        placeholder=allowed[0] if allowed else "http://localhost:8000/mcp",
+        help=f"On this shared server only under: {', '.join(allowed) or 'none'}"
+        if hosting.shared()
+        else None,
+    )
+    c[2].button("List its tools", key="new_mcp_list", on_click=_list_mcp, width="stretch")
+    flash.show(said, "mcp")
+    if listed := st.session_state.get("fd_new_mcp"):
+        spec, names = listed
+        st.multiselect(f"Tools of {spec.label} to declare", names, key="new_mcp_pick")
 
 
 def _create() -> None:
@@ -75,9 +121,7 @@ def _create() -> None:
     fresh = new_session.build(form)
     common.set_session(fresh)
     store.rename(fresh.state.id, new_session.name_of(form), owner=owner)
-    flash.say(
-        f"Created “{new_session.name_of(form)}” and opened it: step it on the Debugger."
-    )
+    flash.say(f"Created “{new_session.name_of(form)}” and opened it: step it on the Debugger.")
 
 
 with st.expander("New session: your own prompt and tools"):
@@ -100,6 +144,7 @@ with st.expander("New session: your own prompt and tools"):
         key="new_tools_pasted",
         height=100,
     )
+    _mcp_source()
     c = st.columns(4)
     chosen = c[0].selectbox("Tool choice", new_session.TOOL_CHOICES, key="new_tool_choice")
     c[1].text_input("Named tool", key="new_tool_named", disabled=chosen != "tool")

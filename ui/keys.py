@@ -83,4 +83,6 @@ STATE: dict[str, str] = {
     # the Sessions page
     "sess_pick": "the saved session picked in the list",
     "sess_pick_for": "the session the pick was made while on",
+    "fd_new_mcp": "the MCP server listed in the New session form and its tool names",
+    "new_mcp_pick": "the listed MCP server's tools chosen to declare in a new session",
 }

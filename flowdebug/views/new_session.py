@@ -1,5 +1,7 @@
-"""A session of your own, from scratch: a system prompt, a user message, tools typed or pasted
-in any vendor's format, the tool choice, parallel calls and a round cap (issue 30 item 1).
+"""A session of your own, from scratch: a system prompt, a user message, tools typed, pasted
+in any vendor's format or listed from an MCP server (a command over stdio or a URL, where the
+host allows it: :mod:`flowdebug.hosting`), the tool choice, parallel calls and a round cap
+(issue 30 item 1).
 
 Streamlit-free: the Sessions page gathers a :class:`NewSession` and :func:`build` makes the
 debugger session, played by default by the offline model that reads the request
@@ -12,7 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pydantic import ValidationError
+
 from flowdebug.engine.execution.handlers import Toolset
+from flowdebug.engine.execution.mcp_tools import list_server_tools, toolset_from_mcp
 from flowdebug.engine.execution.runtime import Policy
 from flowdebug.engine.session.debugger import Session
 from flowdebug.engine.session.player_choice import PlayerChoice, default_kind, make_player
@@ -20,7 +25,8 @@ from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import UsageError
 from flowdebug.exchange.tool_imports import import_tools, parse_tools
 from flowdebug.exchange.tools import ToolForm, ToolFormError, apply_form
-from flowdebug.model import Conversation, Message, Text, ToolChoice
+from flowdebug.mcp.spec import McpServerSpec
+from flowdebug.model import Conversation, Message, Text, Tool, ToolChoice
 
 TOOL_CHOICES = ("auto", "none", "required", "tool")
 PARALLEL = ("vendor default", "allowed", "one call per turn")
@@ -46,6 +52,31 @@ class NewSession:
     # for a session of your own, the offline model that reads the request.
     player: PlayerChoice | None = None
     name: str = ""
+    # An MCP server whose tools the session declares (listed by :func:`mcp_listing`) and the
+    # names of those chosen (None: all of them).
+    mcp: McpServerSpec | None = None
+    mcp_tools: list[str] | None = None
+
+
+def mcp_server(command: str = "", url: str = "") -> McpServerSpec:
+    """The MCP server the form names: a command line (shell-split) or a URL, exactly one.
+    Raises :class:`~flowdebug.hosting.Refused` where the host does not allow it, UsageError
+    when it names none, both or a malformed one."""
+    command, url = command.strip(), url.strip()
+    if bool(command) == bool(url):
+        raise UsageError("give an MCP server's command (stdio) or its URL, one of the two")
+    try:
+        return McpServerSpec.parse(stdio=command or None, url=url or None)
+    except ValidationError as e:
+        raise UsageError(f"MCP server: {e.errors()[0]['msg']}") from None
+    except ValueError as e:  # shlex: an unclosed quote
+        raise UsageError(f"MCP server command: {e}") from None
+
+
+def mcp_listing(spec: McpServerSpec) -> list[Tool]:
+    """The server's tools (a listing of its own, the server stopped after it; McpError says
+    why it could not be listed)."""
+    return list_server_tools(spec, refresh=True)
 
 
 def session_name(user: str, chars: int = NAME_CHARS) -> str:
@@ -71,6 +102,12 @@ def toolset(form: NewSession) -> Toolset:
             raise ToolFormError(f"tool {i + 1} {e.field}", e.reason) from None
     if form.pasted.strip():
         tools = import_tools(tools, parse_tools(form.pasted).tools)
+    if form.mcp is not None:
+        served = toolset_from_mcp(form.mcp)
+        chosen = served.names if form.mcp_tools is None else form.mcp_tools
+        if missing := [n for n in chosen if n not in served.names]:
+            raise UsageError(f"the MCP server has no tool {missing[0]!r}: list its tools again")
+        tools += Toolset(entries=[e for e in served.entries if e.tool.name in chosen])
     return tools
 
 
