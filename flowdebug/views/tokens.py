@@ -27,6 +27,8 @@ from flowdebug.players.live.settings import LiveSettings
 from flowdebug.protocols.token_estimate import tools_estimate
 
 COUNTED = "counted"
+# Seconds a count may take (a page waits for it): counting is quick where it works at all.
+COUNT_TIMEOUT = 20.0
 ESTIMATED = "estimated"
 
 
@@ -59,9 +61,13 @@ def count_settings(protocol: str, choice: PlayerChoice | None = None) -> LiveSet
         return None
     if choice is not None and choice.kind == "live" and choice.protocol == protocol:
         return LiveSettings(
-            protocol, model=choice.model, base_url=choice.base_url, api_key=choice.api_key
+            protocol,
+            model=choice.model,
+            base_url=choice.base_url,
+            api_key=choice.api_key,
+            timeout=COUNT_TIMEOUT,
         )
-    settings = LiveSettings(protocol)
+    settings = LiveSettings(protocol, timeout=COUNT_TIMEOUT)
     return settings if settings.key_source in protocols.facts(protocol).key_env else None
 
 
