@@ -46,7 +46,8 @@ def _row(state: SessionState, newer: SessionState, secrets: list[str]) -> bytes:
     mine, theirs = state_items(state), state_items(newer)
     lists = {}
     for kind in LISTS:
-        keep = min(first_change(theirs[kind], mine[kind]), len(mine[kind]))
+        # the older state is most often a prefix of the newer one: compared in C
+        keep = min(first_change(mine[kind], theirs[kind]), len(mine[kind]))
         tail = [item_json(kind, i, mine[kind][i], secrets) for i in range(keep, len(mine[kind]))]
         lists[kind] = [keep, tail]
     body = json.dumps({"head": head, "conversation": conversation, "lists": lists})
