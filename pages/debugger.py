@@ -105,8 +105,9 @@ def _controls() -> tuple[DeltaGenerator, Session]:
             on_click=actions.queue_action,
             args=(key,),
         )
-    # The undo history lives in this browser session: a reopened session starts without one.
-    no_undo = "Nothing to undo: steps made before this session was reopened cannot be undone"
+    # The undo history is saved with the session: a reload or a reopened session keeps it
+    # (a session saved before flowdebug kept it has none).
+    no_undo = "Nothing to undo: no step or edit since this session started"
     bar.button(
         "Undo",
         key="undo",
