@@ -37,6 +37,9 @@ from flowdebug.protocols.bedrock.eventstream import (
     event_object,
 )
 
+# Imported with this module, one thread at a time (players/live/senders.py), not at a call.
+SDK_MODULES = ("botocore.loaders", "botocore.session")
+
 if TYPE_CHECKING:
     from flowdebug.players.live.settings import LiveSettings
 

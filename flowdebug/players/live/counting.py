@@ -15,7 +15,6 @@ what declaring the tools costs on every request, the vendor's own tool-use promp
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
 
@@ -23,6 +22,7 @@ from flowdebug import hosting, protocols
 from flowdebug.errors import UsageError
 from flowdebug.model import Conversation, Tool
 from flowdebug.players.base import WireExchange
+from flowdebug.players.live import senders
 from flowdebug.players.live.player import _refused, failed
 from flowdebug.players.live.settings import LiveSettings
 from flowdebug.players.live.wire import Recording
@@ -56,7 +56,7 @@ def count_tokens(conv: Conversation, settings: LiveSettings) -> int:
     recording = Recording()
     failure: Exception | None = None
     try:
-        importlib.import_module(found.sdk_sender).count(body, s, key, recording, model)
+        senders.sender_module(s.protocol).count(body, s, key, recording, model)
     except Exception as e:  # classified from the wire below, as a live call's
         failure = e
     capture = recording.last

@@ -15,6 +15,9 @@ import httpx2
 from flowdebug.players.live.wire import Recording, recording_client
 from flowdebug.protocols import facts
 
+# Imported with this module, one thread at a time (players/live/senders.py), not at a call.
+SDK_MODULES = ("google.genai", "google.genai.types")
+
 if TYPE_CHECKING:
     from flowdebug.players.live.settings import LiveSettings
 

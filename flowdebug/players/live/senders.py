@@ -1,14 +1,19 @@
 """Which function sends a request through a vendor's SDK: the vendor's facts name the module
 (``Facts.sdk_sender``, one per SDK, e.g. ``flowdebug.players.live.openai``) whose ``send`` it
 is, so the live player finds the sender by protocol without knowing any vendor; a vendor whose
-facts name no sender has no live player. The module is imported on first use: it loads the
-SDK and an HTTP client.
+facts name no sender has no live player. The module is imported on first use, with the SDK
+modules it names (``SDK_MODULES``), one thread at a time: the Compare page asks several
+players at once. httpx is loaded before any SDK: an SDK looks it up in ``sys.modules``
+(openai's ``_httpx2.py``), and while another thread was importing it through google-genai the
+OpenAI call found a partially initialised module (``httpx has no attribute URL``).
 """
 
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
 from flowdebug.errors import UsageError
@@ -22,9 +27,26 @@ if TYPE_CHECKING:
 Sender = Callable[["dict[str, Any]", "LiveSettings", str, "Recording", str], list[str]]
 
 
+_IMPORTING = threading.Lock()
+# Loaded before every SDK (each SDK depends on it; see the module's docstring).
+SHARED = ("httpx",)
+
+
+def sender_module(protocol: str) -> ModuleType:
+    """The module ``protocol``'s facts name, imported with its SDK (UsageError when they name
+    none). Imports run under one lock, so threads never import an SDK's modules crosswise."""
+    name = facts(protocol).sdk_sender
+    if name is None:
+        raise UsageError(f"no live player sends {protocol!r} requests")
+    with _IMPORTING:
+        for shared in SHARED:
+            importlib.import_module(shared)
+        module = importlib.import_module(name)
+        for sdk in getattr(module, "SDK_MODULES", ()):
+            importlib.import_module(sdk)
+    return module
+
+
 def sender_for(protocol: str) -> Sender:
     """The ``send`` of the module ``protocol``'s facts name (UsageError when they name none)."""
-    module = facts(protocol).sdk_sender
-    if module is None:
-        raise UsageError(f"no live player sends {protocol!r} requests")
-    return cast(Sender, importlib.import_module(module).send)
+    return cast(Sender, sender_module(protocol).send)
