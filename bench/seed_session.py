@@ -18,10 +18,15 @@ import argparse
 try:
     from flowdebug.engine.session.debugger import Session
     from flowdebug.store.sessions import open_store
-except ImportError:  # a checkout from before the package had its floors (a "before" run)
-    from flowdebug.debugger import Session
+except ImportError:  # a checkout from before the engine had its floors (a "before" run)
+    try:
+        from flowdebug.engine.debugger import Session
 
-    from flowdebug.store import open_store
+        from flowdebug.store.sessions import open_store
+    except ImportError:  # from before the package had its folders
+        from flowdebug.debugger import Session
+
+        from flowdebug.store import open_store
 
 
 def long_session(messages: int) -> Session:
