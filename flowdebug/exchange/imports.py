@@ -84,6 +84,9 @@ def _from_trace(payload: dict[str, Any]) -> Imported:
         body["toolset"] = _scenario_toolset(body.get("scenario")) or _toolset_for(conv, TRACE)
     state = _validate(SessionState, body, ())
     state.id = uuid.uuid4().hex[:12]  # an import is a new session, never an overwrite
+    # Who plays the model is the importer's choice: a trace's kept live player would send
+    # the next Step to a base URL its author chose.
+    state.player = None
     metadata = payload.get("metadata")
     name = metadata.get("name") if isinstance(metadata, dict) else None
     if not isinstance(name, str) or not name.strip():
