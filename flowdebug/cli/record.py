@@ -10,6 +10,7 @@ from typing import Any
 
 from flowdebug import protocols
 from flowdebug.cli.live import _emulated, _port
+from flowdebug.errors import UsageError
 
 log = logging.getLogger("flowdebug.record")
 DEFAULT_PORT = 8766
@@ -21,23 +22,37 @@ def _say(text: str) -> None:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
+    if args.ca:
+        from flowdebug.record.certs import Authority
+
+        print(Authority().instructions())
+        return 0
+    from flowdebug.record.forward import ForwardProxy
     from flowdebug.record.mcp import wrap_stdio
     from flowdebug.record.server import RecordingProxy
     from flowdebug.record.sessions import Recorder
     from flowdebug.store.sessions import open_store
 
+    if args.forward and (args.upstream or args.mcp_stdio or args.mcp_url):
+        raise UsageError("--forward records each vendor's own host: drop --upstream and --mcp-*")
     store = open_store()
     recorder = Recorder(store, args.session)
     serve_http = args.mcp_stdio is None or args.port is not None or args.mcp_url is not None
-    proxy = None
+    port = DEFAULT_PORT if args.port is None else args.port
+    proxy: RecordingProxy | ForwardProxy | None = None
     try:
-        if serve_http:
+        if args.forward:
+            proxy = ForwardProxy(recorder, host=args.host, port=port)
+            _say(
+                f"flowdebug forward proxy on {proxy.url} into {store!r} as {recorder.name!r}; "
+                f"records {', '.join(sorted(proxy.upstreams))}; other hosts pass through.\n"
+                f"  export HTTPS_PROXY={proxy.url}\n"
+                f"  export SSL_CERT_FILE={proxy.authority.bundle_path}\n"
+                "(flowdebug record --ca: the same for Node and curl); Ctrl-C stops"
+            )
+        elif serve_http:
             proxy = RecordingProxy(
-                recorder,
-                upstream=args.upstream,
-                mcp_url=args.mcp_url,
-                host=args.host,
-                port=DEFAULT_PORT if args.port is None else args.port,
+                recorder, upstream=args.upstream, mcp_url=args.mcp_url, host=args.host, port=port
             )
             names = _emulated()
             width = max(map(len, names), default=0) + 2
@@ -113,6 +128,18 @@ def add_commands(subparsers: Any) -> None:
     )
     p.add_argument(
         "--mcp-url", metavar="URL", help="stand in front of this Streamable HTTP MCP server at /mcp"
+    )
+    p.add_argument(
+        "--forward",
+        action="store_true",
+        help="be an HTTP(S) forward proxy instead (HTTPS_PROXY) for agents that take no base "
+        "URL: each vendor's host is recorded, other hosts pass through untouched",
+    )
+    p.add_argument(
+        "--ca",
+        action="store_true",
+        help="print where --forward's CA certificate is and how to trust it (Python, Node, "
+        "curl), then exit",
     )
     p.set_defaults(func=cmd_record)
 

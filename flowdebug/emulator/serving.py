@@ -27,6 +27,30 @@ KEEP_ALIVE = 5.0  # seconds an idle connection stays open between requests
 HEADER_LIMIT = 64 << 10  # bytes of a request line and headers
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port`` (0: a free port); a port in use is a
+    :class:`UsageError`."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        sock = socket.create_server((host, port), family=family)
+    except OSError as e:
+        raise UsageError(
+            f"cannot listen on {host}:{port}: {e.strerror}; choose another --port"
+        ) from None
+    # Answers go out in several writes (headers, body, each stream event): without
+    # TCP_NODELAY, Nagle's algorithm holds each small write back for the client's delayed
+    # ACK (about 40 ms). Accepted connections inherit it from the listening socket.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+def http_url(address: tuple[str, int]) -> str:
+    """``http://host:port`` of a listening socket's address."""
+    host, port = address
+    host = f"[{host}]" if ":" in host else host
+    return f"http://{host}:{port}"
+
+
 class AsgiServer:
     """Serves an ASGI app on ``host:port`` (0: a free port). ``with server:`` serves in a
     background thread; :meth:`serve_forever` in this one. The app calls :meth:`serving` from
@@ -42,17 +66,7 @@ class AsgiServer:
         read_timeout: float = READ_TIMEOUT,
         keep_alive: float = KEEP_ALIVE,
     ):
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        try:
-            self._socket = socket.create_server((host, port), family=family)
-        except OSError as e:
-            raise UsageError(
-                f"cannot listen on {host}:{port}: {e.strerror}; choose another --port"
-            ) from None
-        # Answers go out in several writes (headers, body, each stream event): without
-        # TCP_NODELAY, Nagle's algorithm holds each small write back for the client's delayed
-        # ACK (about 40 ms). Accepted connections inherit it from the listening socket.
-        self._socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._socket = listen(host, port)
         self._address = self._socket.getsockname()[:2]
         self._read_timeout = read_timeout
         self._keep_alive = keep_alive
@@ -85,9 +99,7 @@ class AsgiServer:
 
     @property
     def url(self) -> str:
-        host, port = self._address
-        host = f"[{host}]" if ":" in host else host
-        return f"http://{host}:{port}"
+        return http_url(self._address)
 
     def start(self) -> Self:
         """Serve in a background thread; returns once the server is up."""

@@ -23,9 +23,10 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import httpx
 from starlette.applications import Starlette
@@ -58,6 +59,8 @@ class Host(Protocol):
 
     recorder: Recorder
     upstream: str | None
+    # The forward proxy's: where each host it intercepts goes (the request's Host names it).
+    upstreams: Mapping[str, str] | None
     mcp_url: str | None
     max_body: int
 
@@ -185,11 +188,23 @@ def create_app(host: Host) -> Starlette:
         except ForeignTarget as e:
             return refused(e)
 
+    def misdirected(name: str) -> Response:
+        message = f"{name!r} is not a host this proxy records"
+        return Response(json.dumps({"error": {"message": message}}), 421,
+                        media_type="application/json")  # fmt: skip
+
     async def forward(request: Request) -> Response:
         target = request_target(request)
+        upstream, origin = host.upstream, host.upstream
+        if host.upstreams is not None:
+            name = urlsplit("//" + request.headers.get("host", "")).hostname or ""
+            upstream = host.upstreams.get(name)
+            if upstream is None:
+                return misdirected(name)
+            origin = urlsplit(upstream)._replace(path="", query="").geturl()
         found = vendor_route(target.split("?", 1)[0])
         if found is None:
-            return await passthrough(request, target)
+            return await passthrough(request, target, origin)
         protocol, model_name, _, version = found
         try:
             body = await read_body(request, host.max_body)
@@ -198,7 +213,7 @@ def create_app(host: Host) -> Starlette:
             return vendor_error(protocol, 413, model_name or "", message, version)
         except ClientDisconnect:
             return Response(status_code=499)
-        url = upstream_url(protocol, target, host.upstream)
+        url = upstream_url(protocol, target, upstream)
         if url is None:
             message = "this vendor has no default endpoint: start flowdebug record with --upstream"
             return vendor_error(protocol, 502, model_name or "", message, version)
@@ -218,16 +233,16 @@ def create_app(host: Host) -> Starlette:
         log.info("record: %s %s -> %s", request.method, target, capture.status)
         return answer
 
-    async def passthrough(request: Request, target: str) -> Response:
-        """Any other path goes on to ``--upstream`` unrecorded (a model list, a token count);
-        without one there is nowhere to send it."""
-        if host.upstream is None:
+    async def passthrough(request: Request, target: str, origin: str | None) -> Response:
+        """Any other path goes on to ``origin`` (``--upstream``; the forward proxy's host)
+        unrecorded (a model list, a token count); without one there is nowhere to send it."""
+        if origin is None:
             return Response(
                 json.dumps({"error": {"message": f"no such route: {target}"}}),
                 404,
                 media_type="application/json",
             )
-        url = joined(host.upstream, target)
+        url = joined(origin, target)
         body = await request.body()
         capture = Capture(request.method, url, {}, body)
         answer = await relay(request, url, body, capture, lambda: None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from starlette.applications import Starlette
 
 from flowdebug.emulator.serving import AsgiServer
@@ -16,7 +18,9 @@ class RecordingProxy(AsgiServer):
     """``flowdebug record``: forwards the agent's model calls (and, with ``mcp_url``, its MCP
     server's traffic under ``/mcp``) and records them into ``recorder``. ``with
     RecordingProxy(...) as proxy:`` serves on a free port in a background thread;
-    :meth:`base_url` is what the agent's SDK is given."""
+    :meth:`base_url` is what the agent's SDK is given. ``upstreams`` (the forward proxy's,
+    :mod:`flowdebug.record.forward`): the upstream of each host, named by a request's Host;
+    a request for any other host is refused (421)."""
 
     what = "recording proxy"
 
@@ -25,6 +29,7 @@ class RecordingProxy(AsgiServer):
         recorder: Recorder,
         *,
         upstream: str | None = None,
+        upstreams: Mapping[str, str] | None = None,
         mcp_url: str | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
@@ -32,6 +37,7 @@ class RecordingProxy(AsgiServer):
     ):
         self.recorder = recorder
         self.upstream = upstream
+        self.upstreams = upstreams
         self.mcp_url = mcp_url
         self.max_body = max_body
         super().__init__(host=host, port=port)
