@@ -27,6 +27,7 @@ from flowdebug import protocols
 from flowdebug.emulator.faults import Fault, error_response, parse_fault, stream_failure
 from flowdebug.emulator.guard import drop_connection
 from flowdebug.errors import CodecError, FlowdebugError
+from flowdebug.model import dump
 from flowdebug.players.base import Player
 from flowdebug.protocols.facts import StreamFramer
 from flowdebug.protocols.token_estimate import estimate_tokens
@@ -292,6 +293,17 @@ def create_app(emulator: Host) -> Starlette:
         except RecursionError:
             return vendor_error(protocol, 400, model, "the request is nested too deeply", version)
         response = turn.response.model_copy(update={"model": model or turn.response.model})
+        if response.usage is None:
+            # A player that counts nothing (the scripted and offline models) reports the
+            # offline estimate of the conversation and of its turn (the same whether the
+            # request streams or not), so a client sees a usage to read.
+            usage = {
+                "input_tokens": estimate_tokens(
+                    {k: v for k, v in dump(conv).items() if k in ("system", "tools", "messages")}
+                ),
+                "output_tokens": estimate_tokens(dump(response.message)),
+            }
+            response = response.model_copy(update={"usage": usage})
         if not stream:
             return _json(200, codec.encode_response(response).value)
         events: list[tuple[str | None, Any]] = [

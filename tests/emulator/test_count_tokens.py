@@ -6,7 +6,9 @@ import httpx
 import pytest
 
 from flowdebug import protocols
+from flowdebug.model import dump
 from flowdebug.protocols.token_estimate import compact, estimate_tokens
+from tests import cases
 
 # Each vendor's count-tokens path, as its reference spells it, and its answer holding 3.
 ROUTES = {
@@ -20,6 +22,13 @@ ROUTES = {
         "/model/anthropic.claude-sonnet-4-20250514-v1%3A0/count-tokens",
         {"inputTokens": 3},
     ),
+}
+# Each vendor's route answering a model turn (after its SDK's base path).
+PLAY = {
+    "anthropic": "/messages",
+    "openai-chat": "/chat/completions",
+    "gemini": "/v1beta/models/gemini-2.5-flash:generateContent",
+    "bedrock": "/model/anthropic.claude-sonnet-4-20250514-v1%3A0/converse",
 }
 BODY = {"a": "bcd"}  # '{"a":"bcd"}': 11 characters, 3 tokens at four a token
 
@@ -66,3 +75,18 @@ def test_the_readiness_probe_lists_the_count_routes(emulator):
     routes = httpx.get(emulator.url + "/health", timeout=10).json()["routes"]
     assert "POST /v1/messages/count_tokens" in routes
     assert "POST /model/{modelId}/count-tokens" in routes
+
+
+@pytest.mark.parametrize("protocol", ["anthropic", "openai-chat", "gemini", "bedrock"])
+def test_a_turn_of_a_model_that_counts_nothing_reports_the_estimate_as_usage(emulator, protocol):
+    codec = protocols.get(protocol)
+    conv = cases.WEATHER_INITIAL
+    route = emulator.base_url(protocol).removeprefix(emulator.url) + PLAY[protocol]
+    answer = httpx.post(emulator.url + route, json=codec.encode_request(conv).value, timeout=10)
+    turn = codec.decode_response(answer.json()).value
+    canonical = {k: v for k, v in dump(conv).items() if k in ("system", "tools", "messages")}
+    assert turn.usage == {
+        "input_tokens": estimate_tokens(canonical),
+        "output_tokens": estimate_tokens(dump(turn.message)),
+    }
+    assert turn.usage["input_tokens"] > 50  # the weather tool and the question
