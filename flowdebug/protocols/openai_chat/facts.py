@@ -59,6 +59,9 @@ FACTS = Facts(
     base_url="https://api.openai.com/v1",
     default_model="gpt-4.1",
     tokenizer="o200k_base",  # gpt-4o, gpt-4.1, o-series (tiktoken's model table)
+    # No count-tokens endpoint: OpenAI's (POST /responses/input_tokens) takes the Responses
+    # format only (developers.openai.com/api/docs/guides/token-counting), so token_count stays
+    # None and the footprint is the offline estimate.
     # gpt-4o, gpt-4.1-mini, o1, o3-mini, o4-mini, chatgpt-4o-latest, fine-tuned ft:gpt-...
     model_ids=re.compile(r"^(?:ft:)?(?:gpt-|chatgpt-|codex-|computer-use-|o\d(?:$|-))"),
     key_env=("OPENAI_API_KEY",),

@@ -37,7 +37,7 @@ COUNTED = (
 )  # fmt: skip
 TOKEN_COUNT = TokenCount(
     endpoint="POST /responses/input_tokens",
-    docs="https://developers.openai.com/api/reference/resources/responses/subresources/input_tokens",
+    docs="https://developers.openai.com/api/docs/guides/token-counting",
     route=re.compile(r"^(?:/v1)?/responses/input_tokens$"),
     body=lambda body, model: {**kept(body, COUNTED), "model": model},
     answer=lambda n: {"object": "response.input_tokens", "input_tokens": n},
