@@ -7,7 +7,8 @@ Both read a trace (``flowdebug run --json``, the app's trace export) or any payl
   then ``aspect=verdict`` for every aspect (:data:`flowdebug.protocols.roundtrip.ASPECTS`),
   ``warnings=`` the trip's warning codes (comma-separated, ``-`` for none) and, when a step
   refused the value, ``error=`` its message. Exit 0 whatever was lost. ``--json``: the rows.
-- ``tokens FILE``: what declaring the file's tools costs in each model vendor, one line each,
+- ``tokens FILE``: what declaring the file's tools (a payload, a trace, or declarations alone,
+  in any vendor's spelling) costs in each model vendor, one line each,
   tab-separated: ``VENDOR``, the tokens, ``counted`` or ``estimated``, and how (the offline
   estimate unless ``--count``, which asks each vendor's count-tokens endpoint the server's
   environment holds a key for); then ``usage`` lines, the counts each vendor reported for
@@ -64,12 +65,17 @@ def cmd_roundtrip(args: argparse.Namespace) -> int:
 
 def cmd_tokens(args: argparse.Namespace) -> int:
     from flowdebug.exchange.imports import import_session
+    from flowdebug.exchange.tool_imports import parse_tools, tools_only
+    from flowdebug.protocols.tools import tool_envelope
     from flowdebug.views.tokens import footprints, usage_rows
 
     data, _ = _read_value(args, args.file)
-    state = import_session(data).state
-    found = footprints(state.conversation.tools or state.toolset.tools, count=args.count)
-    usage = usage_rows(state)
+    if tool_envelope(data) is not None or tools_only(data):  # declarations alone
+        tools, usage = parse_tools(data).tools, []
+    else:
+        state = import_session(data).state
+        tools, usage = state.conversation.tools or state.toolset.tools, usage_rows(state)
+    found = footprints(tools, count=args.count)
     if args.json:
         rows = [{"protocol": f.protocol, "tokens": f.tokens, "how": f.how, "note": f.note}
                 for f in found]  # fmt: skip

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from flowdebug.cli.main import main
+from flowdebug.exchange.tool_imports import parse_tools
 from flowdebug.model import Conversation
 from flowdebug.protocols.token_estimate import compact, declarations
 
@@ -56,3 +57,16 @@ def test_tokens_json_holds_both_tables(capsys):
     data = json.loads(capsys.readouterr().out)
     assert [r["how"] for r in data["footprint"]] == ["estimated"] * 5
     assert data["usage"][0]["input_tokens"] == 149
+
+
+def test_tokens_reads_declarations_alone_in_any_vendors_spelling(capsys, tmp_path):
+    schema = {"type": "object", "properties": {"origin": {"type": "string"}}}
+    bare = [{"name": "search_flights", "description": "Searches stuff", "input_schema": schema}]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(bare))
+    assert main(["tokens", str(path)]) == 0
+    lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    anthropic = compact(declarations("anthropic", parse_tools(bare).tools))
+    assert '"search_flights"' in anthropic
+    assert lines[0][:3] == ["anthropic", str(math.ceil(len(anthropic) / 4)), "estimated"]
+    assert not [line for line in lines if line[0] == "usage"]
