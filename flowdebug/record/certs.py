@@ -6,7 +6,8 @@ The CA is made once and kept in a folder (``$XDG_DATA_HOME/flowdebug/ca`` by def
 sessions): ``flowdebug-ca.pem`` (the certificate, for Node's ``NODE_EXTRA_CA_CERTS``, which adds
 to its own list), ``flowdebug-ca-key.pem`` (its key, readable by its owner only) and
 ``flowdebug-ca-bundle.pem``: the system's trusted CAs followed by this one, for the variables
-that *replace* the list (Python's ``SSL_CERT_FILE`` and ``REQUESTS_CA_BUNDLE``, curl's
+that *replace* the list (Python's ``SSL_CERT_FILE``, ``REQUESTS_CA_BUNDLE`` and botocore's
+``AWS_CA_BUNDLE``, curl's
 ``--cacert``), so the hosts passed through untouched still verify.
 """
 
@@ -152,6 +153,7 @@ class Authority:
             f"  Python (httpx, requests, the vendor SDKs):\n"
             f"    export SSL_CERT_FILE={self.bundle_path}\n"
             f"    export REQUESTS_CA_BUNDLE={self.bundle_path}\n"
+            f"    export AWS_CA_BUNDLE={self.bundle_path}  (boto3, botocore)\n"
             f"  Node:\n"
             f"    export NODE_EXTRA_CA_CERTS={self.cert_path}\n"
             f"  curl:\n"

@@ -1,5 +1,6 @@
-"""``flowdebug record --forward``: real vendor SDK clients configured by nothing but
-``HTTPS_PROXY`` and ``SSL_CERT_FILE`` call their vendor's own host; the forward proxy reads
+"""``flowdebug record --forward``: the real anthropic, openai, google-genai and botocore clients,
+configured by nothing but ``HTTPS_PROXY`` and the CA variable (``SSL_CERT_FILE``; botocore's
+``AWS_CA_BUNDLE``), call their vendor's own host; the forward proxy reads
 their TLS with its CA's certificate for that host and records every exchange; other hosts pass
 through untouched and unrecorded.
 
@@ -14,15 +15,18 @@ import socket
 import ssl
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any
 from urllib.parse import urlsplit
 
 import anthropic
+import botocore.session
 import httpx
 import openai
 import pytest
 
 from flowdebug import protocols
 from flowdebug.cli.main import main
+from flowdebug.players.live.gemini import sdk_arguments as gemini_arguments
 from flowdebug.players.live.wire import split_parameters
 from flowdebug.record.certs import Authority
 from flowdebug.record.exchanges import raw_body
@@ -32,7 +36,7 @@ from flowdebug.store.sessions import open_store
 from tests import cases
 
 KEY = "sk-flowdebug-forward-test-0123456789"
-SDKS = {"anthropic": "anthropic", "openai-chat": "openai"}  # protocol -> SDK module
+SECRET = "forward-test-secret-access-key-0123"
 
 
 @pytest.fixture
@@ -46,14 +50,58 @@ def forward(tmp_path, emulator, monkeypatch):
                 monkeypatch.delenv(name, raising=False)
             monkeypatch.setenv("HTTPS_PROXY", proxy.url)
             monkeypatch.setenv("SSL_CERT_FILE", str(authority.bundle_path))
+            monkeypatch.setenv("AWS_CA_BUNDLE", str(authority.bundle_path))  # botocore's
             yield proxy, recorder, store
         recorder.close()
 
 
-def _client(protocol: str):
-    if SDKS[protocol] == "anthropic":
-        return anthropic.Anthropic(api_key=KEY, max_retries=0), "messages.create"
-    return openai.OpenAI(api_key=KEY, max_retries=0), "chat.completions.create"
+def _anthropic(body: dict, stream: bool) -> Any:
+    client = anthropic.Anthropic(api_key=KEY, max_retries=0)
+    return _create(client.messages.create, body, stream), client.base_url.host
+
+
+def _openai(body: dict, stream: bool) -> Any:
+    client = openai.OpenAI(api_key=KEY, max_retries=0)
+    return _create(client.chat.completions.create, body, stream), client.base_url.host
+
+
+def _create(create: Any, body: dict, stream: bool) -> Any:
+    kwargs, extra = split_parameters(create, {**body, "stream": True} if stream else body)
+    answer = create(**kwargs, **extra)
+    if stream:
+        return [e.model_dump(mode="json", exclude_unset=True) for e in answer]
+    return answer.model_dump(mode="json", exclude_unset=True)
+
+
+def _gemini(body: dict, stream: bool) -> Any:
+    from google import genai
+
+    client = genai.Client(api_key=KEY, vertexai=False)
+    contents, config = gemini_arguments(body)
+    model = protocols.facts(GEMINI).default_model
+    if stream:
+        chunks = client.models.generate_content_stream(model=model, contents=contents,
+                                                       config=config)  # fmt: skip
+        return [c.model_dump(mode="json", exclude_none=True) for c in chunks], None
+    answer = client.models.generate_content(model=model, contents=contents, config=config)
+    return answer.model_dump(mode="json", exclude_none=True), None
+
+
+def _bedrock(body: dict, stream: bool) -> Any:
+    client = botocore.session.Session().create_client(
+        "bedrock-runtime", region_name="us-east-1", aws_access_key_id="AKIAFORWARDTEST00001",
+        aws_secret_access_key=SECRET,
+    )  # fmt: skip
+    model = protocols.facts(BEDROCK).default_model
+    if stream:
+        answer = client.converse_stream(modelId=model, **body)
+        return [e for e in answer["stream"]], client.meta.endpoint_url
+    answer = client.converse(modelId=model, **body)
+    return answer, client.meta.endpoint_url
+
+
+GEMINI, BEDROCK = "gemini", "bedrock"
+SDKS = {"anthropic": _anthropic, "openai-chat": _openai, GEMINI: _gemini, BEDROCK: _bedrock}
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
@@ -62,34 +110,34 @@ def test_an_sdk_set_up_by_proxy_variables_alone_is_recorded_on_its_vendor_host(
     forward, protocol, stream
 ):
     _, recorder, store = forward
-    client, method = _client(protocol)
-    assert client.base_url.host == urlsplit(protocols.facts(protocol).base_url or "").hostname
     body = protocols.get(protocol).encode_request(cases.WEATHER_INITIAL).value
-    create = client
-    for name in method.split("."):
-        create = getattr(create, name)
-    sent = {**body, "stream": True} if stream else body
-    kwargs, extra = split_parameters(create, sent)
-    answer = create(**kwargs, **extra)
-    if stream:
-        events = [e.model_dump(mode="json", exclude_unset=True) for e in answer]
-        assert events
+    answer, where = SDKS[protocol](body, stream)
+    assert answer
     recorder.flush()
 
     [info] = store.list()
     [exchange] = store.load(info.id).exchanges
     assert exchange["protocol"] == protocol
-    assert json.loads(raw_body(exchange, "raw_request") or b"") == sent
+    # The SDK called its vendor's own host, which the proxy sent on (here, to the emulator).
+    host = urlsplit(protocols.facts(protocol).base_url or "").hostname
+    assert where is None or host in str(where)
     assert exchange["status"] == 200
-    assert KEY not in json.dumps(exchange)
+    assert KEY not in json.dumps(exchange) and SECRET not in json.dumps(exchange)
     if stream:
         assert exchange["stream_events"] and exchange["response"] is None
     else:
-        assert exchange["response"] == answer.model_dump(mode="json", exclude_unset=True)
+        assert exchange["response"] is not None
+    if protocol in ("anthropic", "openai-chat"):
+        sent = {**body, "stream": True} if stream else body
+        assert json.loads(raw_body(exchange, "raw_request") or b"") == sent
+        if not stream:
+            assert exchange["response"] == answer
     # The session draws the agent's call like any other.
     state = store.load(info.id)
     assert [m.role for m in state.conversation.messages] == ["user", "assistant"]
-    assert state.conversation.tools == cases.WEATHER_INITIAL.tools
+    assert [t.name for t in state.conversation.tools] == [
+        t.name for t in cases.WEATHER_INITIAL.tools
+    ]
 
 
 class _Echo(BaseHTTPRequestHandler):
@@ -164,6 +212,7 @@ def test_record_ca_prints_where_the_ca_is_and_how_each_runtime_trusts_it(
     cert, bundle = ca / "flowdebug-ca.pem", ca / "flowdebug-ca-bundle.pem"
     assert f"export SSL_CERT_FILE={bundle}" in out
     assert f"export REQUESTS_CA_BUNDLE={bundle}" in out
+    assert f"export AWS_CA_BUNDLE={bundle}" in out
     assert f"export NODE_EXTRA_CA_CERTS={cert}" in out
     assert f"curl --cacert {bundle}" in out
     assert cert.read_bytes() in bundle.read_bytes()
