@@ -325,10 +325,12 @@ def test_mermaid_export_is_one_statement_a_line_with_text_as_entities(hostile):
 
 @pytest.mark.parametrize("field", ["tool", "text", "arg", "result", "call_id"])
 def test_a_megabyte_field_renders_well_under_a_second(big, field):
+    # CPU time of this thread, not the wall clock: on a shared machine (another run, other
+    # workers) the wall clock measured the load, and the 1 s failed at 1.49 s
     s = big[field]
-    start = time.perf_counter()
+    start = time.thread_time()
     view, _ = views(s, stream=True)
-    drawn = time.perf_counter() - start
+    drawn = time.thread_time() - start
     check_ours(view.svg)
     assert len(view.svg) < 200_000  # labels are wrapped; no megabyte reaches the page
     times = {}
@@ -338,15 +340,15 @@ def test_a_megabyte_field_renders_well_under_a_second(big, field):
             ("dot", view.export_dot),
             ("mermaid", view.export_mermaid),
         ):
-            start = time.perf_counter()
+            start = time.thread_time()
             out = export(protocol)
-            times[f"{protocol} {kind}"] = time.perf_counter() - start
+            times[f"{protocol} {kind}"] = time.thread_time() - start
             if kind != "dot":  # see test_dot_tooltips_are_cut
                 assert len(out) < 200_000, (protocol, kind, len(out))
-    start = time.perf_counter()
+    start = time.thread_time()
     for e in s.state.events:
         caption(e, s.state.events, s.state, {})
-    told = time.perf_counter() - start
+    told = time.thread_time() - start
     assert drawn < 1.0, drawn
     assert max(times.values()) < 0.5, times
     assert told < 0.5, told
