@@ -262,13 +262,13 @@ def test_wrapping_is_linear_a_huge_word_takes_well_under_a_second():
     from flowdebug.render.dot import wrap
 
     word = "x" * 1_600_000
-    start = time.perf_counter()
+    start = time.thread_time()  # this thread's CPU: the wall clock would measure the machine
     lines = wrap(word, 16)
     a = Arrow(0, 1, "request", "model", "runtime", word, kind="tool_call", detail=word)
     to_aligned_svg([Column("anthropic", "A", tuple(lanes("anthropic")), (a,))])
     to_dot([a], lanes("anthropic"))
     to_mermaid([a], lanes("anthropic"))
-    assert time.perf_counter() - start < 1.0
+    assert time.thread_time() - start < 1.0
     assert len(lines) == 3 and lines[-1].endswith("…") and all(len(x) <= 24 for x in lines)
 
 
