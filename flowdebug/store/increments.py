@@ -13,17 +13,25 @@ import operator
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.store.compress import decode, encode_list
 from flowdebug.store.db import Tx
 from flowdebug.store.packing import Packer
 from flowdebug.store.rows import LISTS, item_json
 
-if TYPE_CHECKING:
-    from flowdebug.store.undo import UndoWritten
-
 CACHE_SIZE = 256  # sessions whose written items a store remembers
+
+
+@dataclass
+class UndoWritten:
+    """A session's undo rows (:mod:`flowdebug.store.undo`) as a store last wrote or read them:
+    per row, the state it holds, its index, and the newer state it was written against."""
+
+    states: list[SessionState]
+    keys: list[int]
+    bases: list[SessionState]
 
 
 @dataclass

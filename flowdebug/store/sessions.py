@@ -40,7 +40,13 @@ from flowdebug.errors import UsageError, json_path
 from flowdebug.redact import secret_values
 from flowdebug.store.compress import decode_list, encode_list
 from flowdebug.store.db import StoreError, Tx, default_path, migrate, open_database
-from flowdebug.store.increments import Written, WrittenCache, plan_changes, write_changes
+from flowdebug.store.increments import (
+    UndoWritten,
+    Written,
+    WrittenCache,
+    plan_changes,
+    write_changes,
+)
 from flowdebug.store.owners import check_owner, owner_key
 from flowdebug.store.packing import Packer, unpacker
 from flowdebug.store.rows import (
@@ -54,7 +60,7 @@ from flowdebug.store.rows import (
     state_items,
     utc,
 )
-from flowdebug.store.undo import UndoWritten, read_undo, write_undo
+from flowdebug.store.undo import read_undo, write_undo
 
 if TYPE_CHECKING:
     from flowdebug.engine.session.debugger import Session

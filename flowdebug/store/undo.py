@@ -20,25 +20,14 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from flowdebug.engine.session.session_state import SessionState
 from flowdebug.store.db import Tx
-from flowdebug.store.increments import first_change
+from flowdebug.store.increments import UndoWritten, first_change
 from flowdebug.store.rows import LISTS, assemble, heads, item_json, state_items
 
 LEVEL = 6
-
-
-@dataclass
-class UndoWritten:
-    """The undo rows as a store last wrote or read them: per row, the state it holds, its
-    index, and the newer state it was written against."""
-
-    states: list[SessionState]
-    keys: list[int]
-    bases: list[SessionState]
 
 
 def _row(state: SessionState, newer: SessionState, secrets: list[str]) -> bytes:
