@@ -283,7 +283,12 @@ def _show_player(s: Session) -> None:
     for name in model_vendors():
         st.session_state[MODEL_KEY + name] = s.state.models.get(name, "")
     choice = PlayerChoice.of(kept, st.session_state.get("live_key") or None)
-    st.session_state.fd_player_choice = choice
+    if kept.kind == default_kind(s.state.scenario):
+        # The session's default (a scenario's script, the offline model for one of your
+        # own) is nobody's choice: a scenario opened next plays its own script.
+        st.session_state.pop("fd_player_choice", None)
+    else:
+        st.session_state.fd_player_choice = choice
     if kept.kind == "live" and choice.api_key:
         with suppress(FlowdebugError):  # the kept player stays (its key from the environment)
             s.player = make_player(choice, s.state.scenario, s.state.models)

@@ -88,3 +88,27 @@ def test_opening_another_session_on_the_sessions_page_shows_that_sessions_player
     app.button(key="sess_open").click().run()
     assert app.radio(key="player_kind").value == "manual"
     assert type(app.session_state.fd_session.player).__name__ == "ManualPlayer"
+
+
+def test_a_scenario_opened_from_a_session_of_your_own_plays_its_script():
+    from tests.app.test_new_session import fill_flights_form
+
+    app = page("sessions.py")
+    fill_flights_form(app)
+    app.button(key="new_create").click().run()
+    dbg = page("debugger.py", session=app.session_state.fd_session.state.id)
+    assert type(dbg.session_state.fd_session.player).__name__ == "ReadingPlayer"
+    dbg.selectbox(key="scenario").set_value("weather").run()
+    assert dbg.session_state.fd_session.state.scenario == "weather"
+    assert type(dbg.session_state.fd_session.player).__name__ == "ScriptedPlayer"
+    assert dbg.radio(key="player_kind").value == "scripted"
+
+
+def test_a_player_chosen_on_purpose_goes_on_playing_the_next_scenario():
+    dbg = page("debugger.py")
+    dbg.radio(key="player_kind").set_value("manual").run()
+    dbg.button(key="apply_player").click().run()
+    dbg.selectbox(key="scenario").set_value("tasks").run()
+    assert dbg.session_state.fd_session.state.scenario == "tasks"
+    assert type(dbg.session_state.fd_session.player).__name__ == "ManualPlayer"
+    assert dbg.session_state.fd_session.state.player.kind == "manual"
