@@ -10,6 +10,10 @@ from flowdebug.engine.execution.handlers import Toolset
 from flowdebug.engine.session.debugger import Session
 from flowdebug.store.sessions import open_store
 from flowdebug.views.history import last_change, undo_tool_edit
+from tests.store import test_store_servers as servers
+
+# SQLite and PostgreSQL, as the store's server tests take them
+pg_server, store_url = servers.pg_server, servers.store_url
 
 
 def saved_as_the_app_does(session: Session, url: str, revision: int | None = None) -> Session:
@@ -49,8 +53,8 @@ def with_description(toolset: Toolset, text: str) -> Toolset:
     return toolset.model_copy(update={"entries": entries})
 
 
-def test_a_reread_session_keeps_every_state_it_can_undo_to(tmp_path):
-    url = str(tmp_path / "s.db")
+def test_a_reread_session_keeps_every_state_it_can_undo_to(store_url):
+    url = store_url
     session = saved_as_the_app_does(Session.from_scenario("weather"), url)
     for _ in range(3):
         session.step()
@@ -71,8 +75,8 @@ def test_a_reread_session_keeps_every_state_it_can_undo_to(tmp_path):
     assert back.state.step == 0 and not back.undo_stack
 
 
-def test_undo_tool_edit_takes_back_a_tool_edit_after_a_reload(tmp_path):
-    url = str(tmp_path / "s.db")
+def test_undo_tool_edit_takes_back_a_tool_edit_after_a_reload(store_url):
+    url = store_url
     session = saved_as_the_app_does(Session.from_scenario("weather"), url)
     session.step()
     original = session.state.toolset.tools[0].description
