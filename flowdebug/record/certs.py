@@ -153,7 +153,7 @@ class Authority:
             f"  Python (httpx, requests, the vendor SDKs):\n"
             f"    export SSL_CERT_FILE={self.bundle_path}\n"
             f"    export REQUESTS_CA_BUNDLE={self.bundle_path}\n"
-            f"    export AWS_CA_BUNDLE={self.bundle_path}  (boto3, botocore)\n"
+            f"    export AWS_CA_BUNDLE={self.bundle_path}  (boto3, the AWS CLI)\n"
             f"  Node:\n"
             f"    export NODE_EXTRA_CA_CERTS={self.cert_path}\n"
             f"  curl:\n"
