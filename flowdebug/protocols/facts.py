@@ -270,6 +270,9 @@ class Facts:
     # The tiktoken encoding of the vendor's current models: the offline estimate uses it when
     # tiktoken and its cached encoding file are there (protocols/token_estimate.py).
     tokenizer: str | None = None
+    # Where tiktoken downloads that encoding's file: its cache names the file by the SHA-1 of
+    # this address, so flowdebug can tell whether counting would reach the network.
+    tokenizer_file: str | None = None
 
     @property
     def base_path(self) -> str:

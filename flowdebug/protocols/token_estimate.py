@@ -30,12 +30,6 @@ from flowdebug.model import Conversation, Message, Text, Tool
 
 CHARS_PER_TOKEN = 4
 METHOD = "chars/4 of the encoded tools JSON"
-# Where tiktoken downloads each encoding it knows from (tiktoken_ext.openai_public): its cache
-# names the file by the SHA-1 of this address.
-ENCODING_FILES = {
-    "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
-    "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
-}
 # The one user message every footprint request carries (some vendors refuse an empty history).
 PROMPT = "Hi"
 
@@ -67,11 +61,11 @@ def declarations(protocol: str, tools: list[Tool]) -> Any:
     return body if body is not None else []
 
 
-def tiktoken_cached(encoding: str) -> bool:
-    """Does tiktoken's cache hold ``encoding``'s file, so loading it reaches no network? The
-    cache is where tiktoken looks: ``TIKTOKEN_CACHE_DIR``, else ``DATA_GYM_CACHE_DIR``, else
-    ``data-gym-cache`` in the temporary folder; an empty variable turns it off."""
-    url = ENCODING_FILES.get(encoding)
+def tiktoken_cached(url: str | None) -> bool:
+    """Does tiktoken's cache hold the encoding file it downloads from ``url`` (the vendor's
+    ``Facts.tokenizer_file``), so loading it reaches no network? The cache is where tiktoken
+    looks: ``TIKTOKEN_CACHE_DIR``, else ``DATA_GYM_CACHE_DIR``, else ``data-gym-cache`` in the
+    temporary folder; an empty variable turns it off."""
     folder = os.environ.get(
         "TIKTOKEN_CACHE_DIR",
         os.environ.get("DATA_GYM_CACHE_DIR", os.path.join(tempfile.gettempdir(), "data-gym-cache")),
@@ -81,10 +75,10 @@ def tiktoken_cached(encoding: str) -> bool:
     return os.path.isfile(os.path.join(folder, hashlib.sha1(url.encode()).hexdigest()))
 
 
-def tiktoken_tokens(encoding: str, text: str) -> int | None:
-    """``text``'s length in tiktoken's ``encoding``, or None when tiktoken or the cached
-    encoding file is not there (see the module's docstring)."""
-    if not tiktoken_cached(encoding):
+def tiktoken_tokens(encoding: str, url: str | None, text: str) -> int | None:
+    """``text``'s length in tiktoken's ``encoding`` (its file downloaded from ``url``), or None
+    when tiktoken or the cached encoding file is not there (see the module's docstring)."""
+    if not tiktoken_cached(url):
         return None
     try:
         import tiktoken  # type: ignore[import-not-found]
@@ -101,8 +95,9 @@ def tools_estimate(protocol: str, tools: list[Tool]) -> tuple[int, str]:
     if not tools:
         return 0, METHOD
     text = compact(declarations(protocol, tools))
-    encoding = protocols.facts(protocol).tokenizer
-    counted = tiktoken_tokens(encoding, text) if encoding else None
+    found = protocols.facts(protocol)
+    encoding = found.tokenizer
+    counted = tiktoken_tokens(encoding, found.tokenizer_file, text) if encoding else None
     if counted is not None:
         return counted, f"tiktoken {encoding} of the encoded tools JSON"
     return estimate_tokens(text), METHOD

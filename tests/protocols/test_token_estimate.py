@@ -13,7 +13,6 @@ import pytest
 from flowdebug import protocols
 from flowdebug.engine.execution import toolsets
 from flowdebug.protocols.token_estimate import (
-    ENCODING_FILES,
     compact,
     declarations,
     estimate_tokens,
@@ -22,6 +21,7 @@ from flowdebug.protocols.token_estimate import (
 )
 
 WEATHER = toolsets.load("weather").tools
+O200K = protocols.facts("openai-chat").tokenizer_file  # where tiktoken fetches o200k_base
 
 
 def test_the_estimate_rounds_up_a_quarter_of_the_characters():
@@ -51,13 +51,14 @@ def fake_tiktoken(monkeypatch, tmp_path):
     return tmp_path
 
 
-def _cache(folder, encoding: str) -> None:
-    name = hashlib.sha1(ENCODING_FILES[encoding].encode()).hexdigest()
+def _cache(folder, url: str | None) -> None:
+    assert url is not None
+    name = hashlib.sha1(url.encode()).hexdigest()
     (folder / name).write_bytes(b"ranks")
 
 
 def test_without_the_cached_encoding_every_vendor_is_estimated_by_characters(fake_tiktoken):
-    assert not tiktoken_cached("o200k_base")
+    assert not tiktoken_cached(O200K)
     for name in ("anthropic", "openai-chat", "openai-responses"):
         text = compact(declarations(name, WEATHER))
         assert tools_estimate(name, WEATHER) == (
@@ -69,8 +70,8 @@ def test_without_the_cached_encoding_every_vendor_is_estimated_by_characters(fak
 def test_with_the_cached_encoding_openai_is_counted_by_tiktoken_and_the_others_are_not(
     fake_tiktoken,
 ):
-    _cache(fake_tiktoken, "o200k_base")
-    assert tiktoken_cached("o200k_base")
+    _cache(fake_tiktoken, O200K)
+    assert tiktoken_cached(O200K)
     text = compact(declarations("openai-chat", WEATHER))
     assert tools_estimate("openai-chat", WEATHER) == (
         len(text.split('"')),
@@ -82,7 +83,7 @@ def test_with_the_cached_encoding_openai_is_counted_by_tiktoken_and_the_others_a
 
 
 def test_an_empty_cache_variable_turns_tiktoken_off(fake_tiktoken, monkeypatch):
-    _cache(fake_tiktoken, "o200k_base")
+    _cache(fake_tiktoken, O200K)
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
-    assert not tiktoken_cached("o200k_base")
+    assert not tiktoken_cached(O200K)
     assert tools_estimate("openai-chat", WEATHER)[1] == "chars/4 of the encoded tools JSON"

@@ -12,11 +12,15 @@ from flowdebug.players.live.keys import withheld_headers
 from flowdebug.players.live.wire import Recording, recording_client, sdk_call, split_parameters
 from flowdebug.protocols import facts
 
-# Imported with this module, one thread at a time (players/live/senders.py), not at a call.
-SDK_MODULES = ("anthropic", "anthropic.resources.messages")
-
 if TYPE_CHECKING:
     from flowdebug.players.live.settings import LiveSettings
+
+
+def load_sdk() -> None:
+    """Import the SDK this module sends with (players/live/senders.py calls it, one thread at a
+    time, before the first send)."""
+    import anthropic
+    import anthropic.resources.messages  # noqa: F401
 
 
 @contextmanager

@@ -37,9 +37,6 @@ from flowdebug.protocols.bedrock.eventstream import (
     event_object,
 )
 
-# Imported with this module, one thread at a time (players/live/senders.py), not at a call.
-SDK_MODULES = ("botocore.loaders", "botocore.session")
-
 if TYPE_CHECKING:
     from flowdebug.players.live.settings import LiveSettings
 
@@ -54,6 +51,13 @@ DEFAULT_REGION = "us-east-1"
 DUMMY = ("flowdebug-no-key", "flowdebug-no-secret")
 # Request headers that carry a credential besides Authorization (the session token).
 SECRET_HEADERS = ("x-amz-security-token",)
+
+
+def load_sdk() -> None:
+    """Import the SDK this module sends with (players/live/senders.py calls it, one thread at a
+    time, before the first send)."""
+    import botocore.loaders
+    import botocore.session  # noqa: F401
 
 
 @dataclass(frozen=True, repr=False)

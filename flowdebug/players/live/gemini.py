@@ -15,11 +15,15 @@ import httpx2
 from flowdebug.players.live.wire import Recording, recording_client
 from flowdebug.protocols import facts
 
-# Imported with this module, one thread at a time (players/live/senders.py), not at a call.
-SDK_MODULES = ("google.genai", "google.genai.types")
-
 if TYPE_CHECKING:
     from flowdebug.players.live.settings import LiveSettings
+
+
+def load_sdk() -> None:
+    """Import the SDK this module sends with (players/live/senders.py calls it, one thread at a
+    time, before the first send)."""
+    import google.genai
+    import google.genai.types  # noqa: F401
 
 
 def sdk_arguments(body: dict[str, Any]) -> tuple[list[Any], Any]:

@@ -1,8 +1,8 @@
 """Which function sends a request through a vendor's SDK: the vendor's facts name the module
 (``Facts.sdk_sender``, one per SDK, e.g. ``flowdebug.players.live.openai``) whose ``send`` it
 is, so the live player finds the sender by protocol without knowing any vendor; a vendor whose
-facts name no sender has no live player. The module is imported on first use, with the SDK
-modules it names (``SDK_MODULES``), one thread at a time: the Compare page asks several
+facts name no sender has no live player. The module is imported on first use, with its SDK (its
+``load_sdk()``), one thread at a time: the Compare page asks several
 players at once. httpx is loaded before any SDK: an SDK looks it up in ``sys.modules``
 (openai's ``_httpx2.py``), and while another thread was importing it through google-genai the
 OpenAI call found a partially initialised module (``httpx has no attribute URL``).
@@ -42,8 +42,7 @@ def sender_module(protocol: str) -> ModuleType:
         for shared in SHARED:
             importlib.import_module(shared)
         module = importlib.import_module(name)
-        for sdk in getattr(module, "SDK_MODULES", ()):
-            importlib.import_module(sdk)
+        module.load_sdk()
     return module
 
 

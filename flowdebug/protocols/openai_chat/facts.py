@@ -59,6 +59,7 @@ FACTS = Facts(
     base_url="https://api.openai.com/v1",
     default_model="gpt-4.1",
     tokenizer="o200k_base",  # gpt-4o, gpt-4.1, o-series (tiktoken's model table)
+    tokenizer_file="https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
     # No count-tokens endpoint: OpenAI's (POST /responses/input_tokens) takes the Responses
     # format only (developers.openai.com/api/docs/guides/token-counting), so token_count stays
     # None and the footprint is the offline estimate.

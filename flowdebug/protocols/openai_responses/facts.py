@@ -82,6 +82,7 @@ FACTS = Facts(
     base_url="https://api.openai.com/v1",
     default_model="gpt-4.1",
     tokenizer="o200k_base",  # gpt-4o, gpt-4.1, o-series (tiktoken's model table)
+    tokenizer_file="https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
     model_ids=re.compile(r"^(?:ft:)?(?:gpt-|chatgpt-|codex-|computer-use-|o\d(?:$|-))"),
     key_env=("OPENAI_API_KEY",),
     history_key="input",
