@@ -42,9 +42,12 @@ test: $(BIN)/.installed
 # The loop while changing code: every test but the browser, PostgreSQL and benchmark ones
 # (markers declared in pyproject.toml; 4,098 of 4,178 tests at d28a381), no lint, no system
 # packages. `make test` still runs everything.
+# Its property tests run the hypothesis profile "fast" (tests/hypothesis_profiles.py: a tenth
+# of the examples, from a fixed seed); `make test` runs each at the count it states.
 FAST := not browser and not postgres and not bench
 test-fast: $(BIN)/.installed
-	$(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup -m "$(FAST)" --durations=15
+	FLOWDEBUG_HYPOTHESIS=fast $(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup -m "$(FAST)" \
+		--durations=15
 
 typecheck: $(BIN)/.installed
 	$(BIN)/python -m mypy

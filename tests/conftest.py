@@ -1,5 +1,6 @@
-"""What every test shares: the repository on ``sys.path``, the local vendor-API emulator, and
-the markers `make test-fast` leaves out (pyproject.toml declares them)."""
+"""What every test shares: the repository on ``sys.path``, the hypothesis profile
+(tests/hypothesis_profiles.py), the local vendor-API emulator, and the markers `make test-fast`
+leaves out (pyproject.toml declares them)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,12 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from hypothesis import settings  # noqa: E402
+
+from tests.hypothesis_profiles import profile  # noqa: E402
+
+settings.load_profile(profile())
 
 # The fixtures that start a PostgreSQL server (tests/pgserver.py), and the store fixture whose
 # "postgres" parameter asks one for a database.

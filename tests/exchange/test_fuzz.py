@@ -10,8 +10,9 @@ arguments and outputs are JSON in a string). Accepted: a result, or a FlowdebugE
 readable reason; and whatever the one reader (``jsontext.check``) refuses, every entrance
 refuses. A refused edit leaves the session byte-identical.
 
-Examples come from a profile: ``ci`` (the default: 100 a test, so 200 an entrance over its two
-tests) or ``long`` (1,500 a test, 3,000 an entrance; run by hand: ``HYPOTHESIS_PROFILE=long``);
+Examples come from the hypothesis profile (tests/hypothesis_profiles.py): ``ci`` (the default:
+100 a test, so 200 an entrance over its two tests), ``fast`` (`make test-fast`: 10 a test) or
+``long`` (1,500 a test, 3,000 an entrance; run by hand: ``FLOWDEBUG_HYPOTHESIS=long``);
 ``FLOWDEBUG_FUZZ_EXAMPLES`` sets the examples a test.
 """
 
@@ -41,6 +42,7 @@ from flowdebug.exchange.tool_imports import parse_tools
 from flowdebug.lint.linter import lint_payload
 from flowdebug.protocols.convert import TARGETS, convert, load_json
 from flowdebug.store.rows import state_json
+from tests.hypothesis_profiles import examples
 from tests.paths import REAL, WIRE
 
 FIXTURES = {
@@ -51,12 +53,10 @@ FIXTURES = {
 REFERENCE = {p.name: FIXTURES[p.name] for p in sorted(WIRE.glob("*.json"))}
 
 _OVERHEAD = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
-settings.register_profile("ci", max_examples=100, deadline=None, suppress_health_check=_OVERHEAD)
-settings.register_profile("long", max_examples=1500, deadline=None, suppress_health_check=_OVERHEAD)
-_PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 FUZZ = settings(
-    _PROFILE,
-    max_examples=int(os.environ.get("FLOWDEBUG_FUZZ_EXAMPLES", _PROFILE.max_examples)),
+    max_examples=int(os.environ.get("FLOWDEBUG_FUZZ_EXAMPLES", examples(100))),
+    deadline=None,
+    suppress_health_check=_OVERHEAD,
 )
 
 # Keys the decoders look for, so random objects reach past the first check.

@@ -17,6 +17,7 @@ from flowdebug.lint import protocol
 from flowdebug.lint.turn_rules import check_declared_turns
 from flowdebug.model import Conversation, Message, Text, Tool, ToolCall, ToolResult
 from flowdebug.protocols import facts, pairing
+from tests.hypothesis_profiles import examples
 from tests.paths import FIXTURES
 
 RECORDED = FIXTURES / "lint" / "recorded_findings.jsonl"
@@ -65,7 +66,7 @@ def _alone(conv: Conversation, name: str) -> list:
     return check_declared_turns(conv, name, vendor.turn_rules)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(conversations(), st.permutations(VENDORS))
 def test_a_lint_read_once_finds_what_each_vendor_finds_alone(conv, order):
     expected = protocol._neutral(conv) + protocol._call_ids(conv.messages, order)

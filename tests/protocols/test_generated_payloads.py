@@ -23,13 +23,14 @@ from flowdebug.errors import CodecError
 from flowdebug.model import dump
 from flowdebug.protocols import PROTOCOLS, get
 from flowdebug.protocols.convert import decode
+from tests.hypothesis_profiles import examples
 from tests.protocols.sdk_strategies import schema_of, strategy
 from tests.protocols.test_no_silent_change import silent
 from tests.sdkcheck import validate_wire
 
 LONG = os.environ.get("FLOWDEBUG_HYPOTHESIS") == "long"
 PROFILE = settings(
-    max_examples=2000 if LONG else 10,
+    max_examples=examples(10, long=2000),
     # Shrinking a conversation through every target takes minutes: the failing example is
     # reported as drawn.
     phases=[Phase.explicit, Phase.generate],

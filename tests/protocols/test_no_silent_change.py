@@ -20,6 +20,7 @@ from flowdebug import protocols
 from flowdebug.model import Conversation, Message, ModelResponse, Text, Tool, dump
 from flowdebug.protocols.base import ConversionWarning
 from flowdebug.protocols.schema_rewrites import OBJECT_ROOT, REWRITES
+from tests.hypothesis_profiles import examples
 from tests.protocols.test_real_fixtures import FILES, MCP_KINDS, _decode, _load, _split
 from tests.protocols.test_roundtrip import conversations
 
@@ -93,7 +94,7 @@ def test_warnings_name_every_path_a_real_payload_loses(fname, target):
 
 
 @pytest.mark.parametrize(("a", "b"), PAIRS, ids=[f"{a}->{b}" for a, b in PAIRS])
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(conv=conversations())
 def test_warnings_name_every_path_a_conversion_loses(conv, a, b):
     codec = protocols.get(a)

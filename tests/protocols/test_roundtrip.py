@@ -24,6 +24,7 @@ from flowdebug.model import (
     ToolResult,
 )
 from tests.cases import PIXEL
+from tests.hypothesis_profiles import examples
 
 NAMES = list(protocols.PROTOCOLS)
 PAIRS = [(a, b) for a, b in itertools.permutations(NAMES, 2)]
@@ -179,7 +180,7 @@ def roundtrip(conv: Conversation, a: str, b: str):
 
 
 @pytest.mark.parametrize(("a", "b"), PAIRS, ids=[f"{a}->{b}" for a, b in PAIRS])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(conv=conversations())
 def test_a_to_b_to_a_keeps_calls_and_results_or_warns(conv, a, b):
     start, back, codes = roundtrip(conv, a, b)

@@ -16,6 +16,7 @@ from flowdebug.engine.session.debugger import Session
 from flowdebug.engine.tracing.trace import Arrow, lanes, sequence
 from flowdebug.render import Style, safe, to_dot, to_mermaid, to_png, to_svg
 from flowdebug.render.dot import ERROR_COLOR, HIGHLIGHT, PHASE_COLORS, wrap
+from tests.hypothesis_profiles import examples
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz not installed")
 
@@ -170,7 +171,7 @@ def test_dot_shows_every_special_character_at_every_position():
 
 
 @needs_dot
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.sampled_from(SPECIALS), min_size=1, max_size=4).map("".join),
     st.sampled_from(POSITIONS),
@@ -194,7 +195,7 @@ def test_a_tooltip_keeps_brackets_and_backslashes():
     assert detail in titles
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.text(), st.sampled_from(SPECIALS), st.sampled_from(POSITIONS))
 def test_svg_text_parses_back_to_the_label(word, special, position):
     label = placed(special, position, word)
@@ -218,7 +219,7 @@ def mermaid_decoded(text: str) -> str:
     )
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(st.text(max_size=80), st.sampled_from(SPECIALS), st.sampled_from(POSITIONS))
 def test_mermaid_text_has_no_markup_outside_entity_codes(word, special, position):
     label = placed(special, position, word)

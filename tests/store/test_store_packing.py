@@ -16,6 +16,7 @@ from flowdebug.store.db import MIGRATIONS, SqliteDatabase, migrate
 from flowdebug.store.packing import PACKED, Packer, unpacker
 from flowdebug.store.rows import LISTS, heads, item_json, state_items
 from flowdebug.store.sessions import open_store
+from tests.hypothesis_profiles import examples
 
 json_values = st.recursive(
     st.none()
@@ -35,7 +36,7 @@ def roundtrip(items: list[str]) -> list[str]:
     return [unpack(b) for b in bodies]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.dictionaries(st.text(), json_values, max_size=6))
 def test_any_item_reads_back_as_the_same_value(item):
     text = json.dumps(item)
@@ -43,7 +44,7 @@ def test_any_item_reads_back_as_the_same_value(item):
     assert json.loads(back) == item
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(json_values)
 def test_a_string_holding_compact_json_reads_back_as_the_same_string(value):
     compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))

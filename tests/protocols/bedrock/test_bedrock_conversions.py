@@ -14,6 +14,7 @@ from flowdebug import protocols
 from flowdebug.model import Conversation, ModelResponse, dump
 from flowdebug.protocols.bedrock import CODEC
 from tests import cases
+from tests.hypothesis_profiles import examples
 from tests.paths import REAL, WIRE
 from tests.protocols.bedrock.botocheck import request_problems, response_problems
 from tests.protocols.bedrock.helpers import through_bedrock
@@ -44,7 +45,7 @@ def test_weather_survives_every_pair_with_bedrock_without_loss(a, b):
 
 
 @pytest.mark.parametrize(("a", "b"), PAIRS, ids=[f"{a}->{b}" for a, b in PAIRS])
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(conv=conversations())
 def test_a_to_b_to_a_with_bedrock_keeps_calls_and_results_or_warns(conv, a, b):
     start, back, found = roundtrip(conv, a, b)
@@ -54,7 +55,7 @@ def test_a_to_b_to_a_with_bedrock_keeps_calls_and_results_or_warns(conv, a, b):
         )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(conv=conversations())
 def test_bedrock_round_trip_is_exact_and_every_request_validates(conv):
     first = CODEC.encode_request(conv)
@@ -66,7 +67,7 @@ def test_bedrock_round_trip_is_exact_and_every_request_validates(conv):
 
 
 @pytest.mark.parametrize("b", OTHERS)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(conv=conversations())
 def test_warnings_name_every_path_a_conversion_to_and_from_bedrock_changes(conv, b):
     # canonical (as Bedrock reads it) -> B, and canonical (as B reads it) -> Bedrock.
