@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
+from pathlib import Path
+
+
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """The tree of a source file, parsed once per test process (several tests read the same
+    files; the trees are only read)."""
+    return ast.parse(path.read_text("utf-8"))
 
 
 def leaves(node: ast.expr | None) -> Iterator[ast.expr]:

@@ -5,6 +5,7 @@ meaning in ``ERROR_TYPES``), and every declared one is given somewhere."""
 from __future__ import annotations
 
 import ast
+import functools
 import typing
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ from flowdebug.engine.execution.handler_io import (
     exception_outcome,
 )
 from flowdebug.model import ERROR_TYPES, ErrorType, ToolResult
-from tests.source_scan import leaves
+from tests.source_scan import leaves, parsed
 
 SOURCE = Path(__file__).resolve().parents[2] / "flowdebug"
 DECLARED = set(typing.get_args(ErrorType))
@@ -75,18 +76,18 @@ def _error_type_expressions(tree: ast.Module) -> Iterator[ast.expr]:
                             yield sub.value
 
 
-def _source_error_types() -> dict[str, list[str]]:
+@functools.cache
+def source_error_types() -> dict[str, list[str]]:
+    """Every error type the source gives, with where: read when a test first asks (not when
+    the module is imported, which every test worker does), once per process."""
     found: dict[str, list[str]] = {}
     for path in sorted(SOURCE.rglob("*.py")):
-        for expr in _error_type_expressions(ast.parse(path.read_text())):
+        for expr in _error_type_expressions(parsed(path)):
             for leaf in leaves(expr):
                 if isinstance(leaf, ast.Constant) and isinstance(leaf.value, str):
                     where = f"{path.relative_to(SOURCE.parent)}:{leaf.lineno}"
                     found.setdefault(leaf.value, []).append(where)
     return found
-
-
-SOURCE_TYPES = _source_error_types()
 
 
 def test_error_type_and_meanings_declare_the_same_types():
@@ -95,18 +96,19 @@ def test_error_type_and_meanings_declare_the_same_types():
 
 
 def test_every_error_type_the_source_gives_is_declared():
-    assert {t: w for t, w in SOURCE_TYPES.items() if t not in DECLARED} == {}
+    assert {t: w for t, w in source_error_types().items() if t not in DECLARED} == {}
 
 
 def test_every_declared_error_type_is_given_somewhere_in_the_source():
-    assert sorted(DECLARED - SOURCE_TYPES.keys()) == []
+    assert sorted(DECLARED - source_error_types().keys()) == []
 
 
 def test_source_scan_sees_the_indirect_spellings():
-    assert "disabled" in SOURCE_TYPES  # REFUSED_ERROR_TYPE, a constant
-    assert "flowdebug/engine/execution/runtime.py:" in SOURCE_TYPES["invalid_schema"][0]  # REFUSED
-    assert "mcp_connect" in SOURCE_TYPES  # an McpError kind and getattr's default
-    assert "tool_error" in SOURCE_TYPES  # model_copy(update={"error_type": ...})
+    found = source_error_types()
+    assert "disabled" in found  # REFUSED_ERROR_TYPE, a constant
+    assert "flowdebug/engine/execution/runtime.py:" in found["invalid_schema"][0]  # REFUSED
+    assert "mcp_connect" in found  # an McpError kind and getattr's default
+    assert "tool_error" in found  # model_copy(update={"error_type": ...})
 
 
 def test_handler_failures_get_declared_types_at_runtime():

@@ -5,6 +5,7 @@ conversions emit at runtime is declared."""
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import typing
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ from flowdebug.protocols.base import ConversionWarning
 from flowdebug.protocols.convert import convert
 from flowdebug.protocols.warning_codes import WARNING_CODES, WarningCode
 from tests.cases import CONVERSATIONS, RESPONSES
-from tests.source_scan import leaves
+from tests.source_scan import leaves, parsed
 
 SOURCE = Path(__file__).resolve().parents[2] / "flowdebug"
 DECLARED = set(typing.get_args(WarningCode))
@@ -63,7 +64,6 @@ def _code_expressions(trees: dict[Path, ast.Module]) -> Iterator[tuple[str, ast.
     assert {(None, "add"), (None, "ConversionWarning"), (None, "SchemaRewrite")} <= slots.keys()
     for path, tree in trees.items():
         for node in ast.walk(tree):
-            where = f"{path.relative_to(SOURCE.parent)}:{getattr(node, 'lineno', 0)}"
             if isinstance(node, ast.Call):
                 f = node.func
                 name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
@@ -72,12 +72,12 @@ def _code_expressions(trees: dict[Path, ast.Module]) -> Iterator[tuple[str, ast.
                     continue  # set.add takes one argument, the replay's add five
                 index, keyword = slot
                 if len(node.args) > index:
-                    yield where, node.args[index]
+                    yield _where(path, node), node.args[index]
                 for k in node.keywords:
                     if k.arg == keyword:
-                        yield where, k.value
+                        yield _where(path, node), k.value
             elif isinstance(node, ast.AnnAssign) and _is_code_type(node.annotation):
-                yield where, node.value  # type: ignore[misc]
+                yield _where(path, node), node.value  # type: ignore[misc]
             elif isinstance(node, ast.Compare):
                 # x.code == "...", x.code in (...), code in (...) where code is a code
                 left = node.left
@@ -87,11 +87,15 @@ def _code_expressions(trees: dict[Path, ast.Module]) -> Iterator[tuple[str, ast.
                 if named:
                     for right in node.comparators:
                         if isinstance(right, ast.Constant | ast.Tuple | ast.List | ast.Set):
-                            yield where, right
+                            yield _where(path, node), right
+
+
+def _where(path: Path, node: ast.AST) -> str:
+    return f"{path.relative_to(SOURCE.parent)}:{getattr(node, 'lineno', 0)}"
 
 
 def _source_codes(extra: dict[Path, ast.Module] | None = None) -> dict[str, list[str]]:
-    trees = {p: ast.parse(p.read_text()) for p in sorted(SOURCE.rglob("*.py"))}
+    trees = {p: parsed(p) for p in sorted(SOURCE.rglob("*.py"))}
     trees |= extra or {}
     found: dict[str, list[str]] = {}
     for where, expr in _code_expressions(trees):
@@ -103,7 +107,11 @@ def _source_codes(extra: dict[Path, ast.Module] | None = None) -> dict[str, list
     return found
 
 
-SOURCE_CODES = _source_codes()
+@functools.cache
+def source_codes() -> dict[str, list[str]]:
+    """Every code the source passes, with where: read when a test first asks (not when the
+    module is imported, which every test worker does), once per process."""
+    return _source_codes()
 
 
 def test_warning_code_type_and_meanings_declare_the_same_codes():
@@ -113,19 +121,20 @@ def test_warning_code_type_and_meanings_declare_the_same_codes():
 
 
 def test_every_code_the_source_passes_is_declared():
-    undeclared = {c: w for c, w in SOURCE_CODES.items() if c not in DECLARED}
+    undeclared = {c: w for c, w in source_codes().items() if c not in DECLARED}
     assert undeclared == {}
 
 
 def test_every_declared_code_is_passed_somewhere_in_the_source():
-    assert sorted(DECLARED - SOURCE_CODES.keys()) == []
+    assert sorted(DECLARED - source_codes().keys()) == []
 
 
 def test_source_scan_sees_codes_passed_through_helpers_and_conditionals():
     # bedrock encode_image(..., code) and the hosted conditionals are the indirect paths
-    assert "image_in_result_dropped" in SOURCE_CODES
-    assert any("bedrock/parts.py" in w for w in SOURCE_CODES["hosted_result_dropped"])
-    assert any("schema_rewrites.py" in w for w in SOURCE_CODES["schema_keyword_added"])
+    found = source_codes()
+    assert "image_in_result_dropped" in found
+    assert any("bedrock/parts.py" in w for w in found["hosted_result_dropped"])
+    assert any("schema_rewrites.py" in w for w in found["schema_keyword_added"])
 
 
 def test_source_scan_reports_an_undeclared_code_and_one_built_at_runtime():
