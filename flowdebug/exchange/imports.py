@@ -5,6 +5,8 @@ parsed, and returns an :class:`Imported` with a fresh :class:`SessionState`:
 
 - a ``flowdebug.trace/1`` file (:mod:`flowdebug.exchange.exports`, or ``flowdebug run --json``)
   comes back whole: tools and handlers, history, trace, policy, faults;
+- an OpenTelemetry GenAI trace in OTLP JSON (:mod:`flowdebug.exchange.otel`) becomes a
+  session with the conversation its model calls held;
 - anything :func:`flowdebug.protocols.convert.decode` understands (a request, response or stream of
   any vendor, canonical JSON, an MCP message or transcript, as JSON or JSON Lines) becomes
   a session with that history, whose tools answer a fixed "ok" until given handlers.
@@ -27,6 +29,7 @@ from flowdebug.engine.execution.handlers import ToolEntry, Toolset
 from flowdebug.engine.session.session_state import SessionState, resume
 from flowdebug.engine.tracing.replay import replay
 from flowdebug.errors import CodecError, FlowdebugError, json_path
+from flowdebug.exchange import otel
 from flowdebug.exchange.tool_imports import tools_only
 from flowdebug.model import Conversation
 from flowdebug.protocols.base import ConversionWarning
@@ -48,7 +51,7 @@ class Imported:
 
     state: SessionState
     name: str
-    source: str  # "flowdebug.trace", "canonical" or a protocol name
+    source: str  # "flowdebug.trace", "otel", "canonical" or a protocol name
     kind: str  # "trace", "request", "response", "stream", or an MCP kind
     warnings: list[ConversionWarning] = field(default_factory=list)
 
@@ -141,33 +144,43 @@ def _from_payload(payload: Any) -> Imported:
         if e.protocol == "input" and e.path == "$":  # no protocol recognised it
             raise _unrecognised(payload) from None
         raise
-    conv = decoded.as_conversation()
+    imported = _from_conversation(
+        decoded.as_conversation(), decoded.protocol, decoded.kind, list(decoded.warnings)
+    )
+    if decoded.response is not None:
+        imported.state.exchanges.append(_answer(decoded, payload, imported.state.events))
+    return imported
+
+
+def _from_otel(payload: Any) -> Imported:
+    reading = otel.read(payload)
+    imported = _from_conversation(reading.conversation, otel.SOURCE, "trace", reading.warnings)
+    scope = f" from {reading.scope}" if reading.scope else ""
+    return replace(imported, name=f"OpenTelemetry trace{scope} (imported)")
+
+
+def _from_conversation(
+    conv: Conversation, source: str, kind: str, warnings: list[ConversionWarning]
+) -> Imported:
     if not conv.messages and not conv.tools:
         raise CodecError(
-            decoded.protocol,
-            "$",
-            f"this {decoded.protocol} {decoded.kind} holds no messages and no tools: "
-            "nothing to import",
+            source, "$", f"this {source} {kind} holds no messages and no tools: nothing to import"
         )
     # The payload holds the history, not how it came about: draw its turns as the debugger
     # would have, so the graph starts at the first turn and not at the next step.
     past = replay(conv)
     state = SessionState(
         conversation=conv,
-        toolset=_toolset_for(conv, decoded.protocol),
+        toolset=_toolset_for(conv, source),
         events=past.events,
         step=past.step,
         round=past.round,
     )
     state.next_phase, state.status, state.status_text = resume(conv, past.events)
-    if decoded.response is not None:
-        state.exchanges.append(_answer(decoded, payload, past.events))
-    name = f"{decoded.protocol} {decoded.kind} (imported)"
-    warnings = list(decoded.warnings)
     if not past.events and any(m.role == "tool" for m in conv.messages):
         warnings.append(
             ConversionWarning(
-                decoded.protocol,
+                source,
                 "calls_missing",
                 "messages",
                 "the payload holds tool results but not the model turn that asked for them "
@@ -175,7 +188,7 @@ def _from_payload(payload: Any) -> Imported:
                 "with the next step",
             )
         )
-    return Imported(state, name, decoded.protocol, decoded.kind, warnings)
+    return Imported(state, f"{source} {kind} (imported)", source, kind, warnings)
 
 
 def _answer(decoded: Decoded, payload: Any, events: list[Any]) -> dict[str, Any]:
@@ -207,7 +220,12 @@ def import_session(
         payload = data
         jsontext.check(payload, "input")
     is_trace = isinstance(payload, dict) and str(payload.get("format", "")).startswith(TRACE)
-    imported = _from_trace(payload) if is_trace else _from_payload(payload)
+    if is_trace:
+        imported = _from_trace(payload)
+    elif otel.is_otlp(payload):
+        imported = _from_otel(payload)
+    else:
+        imported = _from_payload(payload)
     if name:
         imported = replace(imported, name=name)
     if store is not None:
