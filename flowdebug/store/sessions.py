@@ -299,6 +299,8 @@ class Store:
             ) from None
         state.id = session_id  # the row's id rules (a duplicate carries its source's head)
         history = read_undo(undo_rows, state) if undo else None
+        for earlier in history.states if history else ():
+            earlier.id = session_id  # so are a duplicate's undo rows: an Undo stays in it
         written = Written(row[2], state_items(state), row[4], set(values), history)
         self._written.remember(session_id, written)
         return state, row[2], history
@@ -382,7 +384,8 @@ class Store:
     def duplicate(
         self, session_id: str, name: str | None = None, owner: str | None = None
     ) -> SessionInfo:
-        """A copy under a new id (same parent, same owner); independent from then on."""
+        """A copy under a new id (same parent, same owner), with its undo history; independent
+        from then on."""
         new_id = uuid.uuid4().hex[:12]
         now = time.time()
         with self._db.transaction(write=True) as tx:
@@ -402,6 +405,11 @@ class Store:
             tx.execute(
                 "INSERT INTO flowdebug_values (session, hash, body)"
                 " SELECT ?, hash, body FROM flowdebug_values WHERE session = ?",
+                (new_id, session_id),
+            )
+            tx.execute(
+                "INSERT INTO flowdebug_undo (session, idx, zbody)"
+                " SELECT ?, idx, zbody FROM flowdebug_undo WHERE session = ?",
                 (new_id, session_id),
             )
         return self.info(new_id)
