@@ -76,3 +76,11 @@ def test_browser_step_times_a_step_until_the_graphs_settle():
     assert "median ms" in out
     (r,) = rows(out, "20")
     assert int(r[1]) == 1 and float(r[2]) > 0
+
+
+def test_record_long_times_opening_and_stepping_a_recording():
+    out = run(str(BENCH / "record_long.py"), "--exchanges", "5")
+    assert "recording: 5 exchanges, 10 messages" in out
+    (r,) = [line.split() for line in out.splitlines() if re.match(r"\s*\d+\.\d{3}\s", line)]
+    assert len(r) == 5 and all(float(x) >= 0 for x in r)
+    assert float(r[3]) > 0  # open: load + session + graphs
