@@ -27,6 +27,7 @@ from flowdebug.lint.finding import Finding
 from flowdebug.lint.linter import lint_conversation
 from flowdebug.model import Conversation, Message
 from flowdebug.protocols.base import ConversionWarning
+from flowdebug.protocols.models import choosing
 from flowdebug.render.text import pretty, text_diff
 from flowdebug.views.protocols import VerdictName, verdict
 
@@ -178,11 +179,16 @@ def preview(
     scenario_name_or_state: str | SessionState,
     faults: Sequence[Fault],
     protocols: Sequence[str] | None = None,
+    models: Mapping[str, str] | None = None,
 ) -> Preview:
     """Replay the scenario with ``faults`` and show their effect in each protocol named (all
-    five by default). A session state stands for its scenario; one without a scenario cannot
-    be replayed (UsageError). Replays are cached per (scenario, faults)."""
+    of them by default), each request naming ``models``' choice for its vendor (a session
+    state's own model per vendor when none is given; protocols/models.py). A session state
+    stands for its scenario; one without a scenario cannot be replayed (UsageError). Replays
+    are cached per (scenario, faults)."""
     if isinstance(scenario_name_or_state, SessionState):
+        if models is None:
+            models = scenario_name_or_state.models
         name = scenario_name_or_state.scenario
         if not name:
             raise UsageError(
@@ -208,7 +214,8 @@ def preview(
         request = state.conversation.model_copy(update={"messages": messages[:end]})
         turn = _turns(messages[: len(request.messages)]) + 1
         before = _request_of_turn(baseline.conversation, turn)
-        effects = {n: _effect(n, request, before, turn) for n in names}
+        with choosing(models):
+            effects = {n: _effect(n, request, before, turn) for n in names}
     return Preview(
         scenario=name,
         faults=tuple(faults),
