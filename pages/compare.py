@@ -170,8 +170,6 @@ if st.session_state.get("fd_ab"):
     st.markdown("**Runs per variant** that called each tool, or answered with text")
     st.dataframe(st.session_state.fd_ab, width="stretch", hide_index=True)
     with st.expander("Every run"):
-        st.dataframe(
-            common.literal_rows(st.session_state.get("fd_ab_runs", [])),
-            width="stretch",
-            hide_index=True,
+        st.dataframe(  # a grid shows its cells as text: no Markdown escapes
+            st.session_state.get("fd_ab_runs", []), width="stretch", hide_index=True
         )

@@ -59,6 +59,7 @@ head = st.columns([2, 3], vertical_alignment="bottom")
 head[0].title("Debugger")
 s = common.session()
 CUSTOM = ""  # an imported or hand-made session has no scenario to reload
+NO_SCENARIO = "(no scenario: yours or imported)"
 current = s.state.scenario if s.state.scenario in names else CUSTOM
 options = names if current else [CUSTOM, *names]
 if st.session_state.get("scenario") != current:  # another session was opened elsewhere
@@ -68,7 +69,7 @@ head[1].selectbox(
     options,
     key="scenario",
     on_change=_on_scenario,
-    format_func=lambda n: f"{n} — {scenarios.title(n)}" if n else "(imported session)",
+    format_func=lambda n: f"{n} — {scenarios.title(n)}" if n else NO_SCENARIO,
 )
 
 

@@ -117,18 +117,17 @@ def _rerun_view(again: rerun.Rerun) -> None:
     ):
         if diffs:
             st.markdown(f"**The {what}s differ at {len(diffs)} JSON path(s)** (order ignored)")
-            st.dataframe(
-                common.literal_rows(rerun.diff_rows(diffs)),
-                hide_index=True,
-                width="stretch",
-                key=f"rerun_diff_{what.replace(' ', '_')}",
-            )
+            # A table wraps a changed description whole (a grid cut it at its column's
+            # width); its cells are Markdown, so the text is made literal.
+            st.table(common.literal_rows(rerun.diff_rows(diffs)), hide_index=True)
         else:
             st.markdown(f"**The two {what}s are the same** (order ignored)")
         cols = st.columns(2)
         for col, label, value in ((cols[0], "before", before), (cols[1], "after", after)):
             col.caption(f"{what} {label}")
-            col.code(json.dumps(value, indent=2, ensure_ascii=False), language="json")
+            col.code(
+                json.dumps(value, indent=2, ensure_ascii=False), language="json", wrap_lines=True
+            )
 
 
 def _switch() -> None:
@@ -269,7 +268,7 @@ if not conv.messages:
 for i in range(start, min(n, start + PAGE)):
     m = conv.messages[i]
     with st.container(border=True):
-        top = st.columns([5, 1.4, 1.4, 1])
+        top = st.columns([4, 1.6, 1.6, 1])  # "Re-run the turn" whole at 1280 px
         top[0].markdown(f"### {ROLE_ICONS.get(m.role, '')} {i} · {m.role}")
         buttons = [
             ("Fork from here", "fork", _fork, "A new branch whose history ends at this message"),

@@ -178,20 +178,18 @@ st.dataframe(
     hide_index=True,
 )
 ids = [s.id for s in saved]
-labels = {s.id: f"{s.name} · {s.scenario or 'imported'} · step {s.step} ({s.id})" for s in saved}
-if st.session_state.get("sess_pick_for") != current.state.id:
-    # Another session was opened (imported, duplicated, picked elsewhere): the chooser
-    # starts from it instead of keeping its last choice.
-    st.session_state.pop("sess_pick", None)
+labels = {s.id: f"{s.name} · {s.scenario or 'no scenario'} · step {s.step} ({s.id})" for s in saved}
+if ids and (
+    st.session_state.get("sess_pick_for") != current.state.id
+    or st.session_state.get("sess_pick") not in ids
+):
+    # Another session was opened (created, imported, duplicated, picked elsewhere): the
+    # chooser shows it instead of its last choice. Set, not dropped: the browser keeps
+    # showing a dropped choice while the server reads the default.
+    st.session_state.sess_pick = current.state.id if current.state.id in ids else ids[0]
     st.session_state.sess_pick_for = current.state.id
 if ids:
-    pick = st.selectbox(
-        "Session",
-        ids,
-        key="sess_pick",
-        format_func=labels.get,
-        index=ids.index(current.state.id) if current.state.id in ids else 0,
-    )
+    pick = st.selectbox("Session", ids, key="sess_pick", format_func=labels.get)
     c = st.columns([1, 1, 1, 1])
     if c[0].button("Open", key="sess_open", type="primary", width="stretch"):
         _open(pick)

@@ -128,7 +128,14 @@ findings = findings_by_tool(toolset, chosen)
 head = st.columns([4, 1, 1])
 head[0].title("Tools")
 change = last_change(s)
-with head[2].popover("Restore", width="stretch", disabled=not s.state.scenario):
+with head[2].popover(
+    "Restore",
+    width="stretch",
+    disabled=not s.state.scenario,
+    help=None
+    if s.state.scenario
+    else "Nothing to restore: this session has no scenario, its tools are its own",
+):
     st.caption("Declare the scenario's own tools again; Undo tool edit takes it back.")
     st.button("Restore the scenario's tools", key="tools_restore", on_click=_restore)
 head[1].button(

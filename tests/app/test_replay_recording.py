@@ -80,7 +80,7 @@ def test_a_recorded_turn_re_run_with_an_edited_description_shows_the_sent_and_th
     ]
     assert requests[0]["messages"] == requests[1]["messages"]
     assert len(requests[0]["messages"]) == 3
-    diff = cells(app.dataframe[0].value)
+    diff = cells(app.table[0].value)
     assert diff.to_dict("records")[0] == {
         "path": "$.tools[0].description",
         "before": json.dumps(cases.WEATHER_TOOL.description),
