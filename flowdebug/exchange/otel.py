@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from flowdebug import jsontext
 from flowdebug.errors import CodecError
 from flowdebug.model import Conversation, Message, Part, Text, Thinking, Tool, ToolCall, ToolResult
 from flowdebug.protocols.base import ConversionWarning
@@ -131,7 +132,7 @@ def _attributes(value: Any, path: str) -> dict[str, Any]:
 def _json_or_text(value: Any) -> Any:
     if isinstance(value, str):
         try:
-            return json.loads(value)
+            return jsontext.embedded(value)
         except ValueError:
             return value
     return value
@@ -142,9 +143,9 @@ def _json_attr(attrs: dict[str, Any], key: str, path: str) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
-    except ValueError:
-        raise _error(f"{path}[{key}]", "not JSON") from None
+        return jsontext.embedded(value)
+    except ValueError as e:
+        raise _error(f"{path}[{key}]", f"not JSON ({e})") from None
 
 
 def _arguments(value: Any) -> tuple[dict[str, Any], str | None]:

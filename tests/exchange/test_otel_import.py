@@ -218,6 +218,12 @@ def test_older_events_and_indexed_prompt_attributes_are_read():
             "$.resourceSpans[0].scopeSpans[0].spans[0].attributes[4].value.intValue",
         ),
         (lambda t: t.update(resourceSpans=[]), "$.resourceSpans"),
+        (
+            lambda t: t["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["attributes"][9].update(
+                value={"stringValue": "[" * 5000 + "]" * 5000}
+            ),
+            "$.resourceSpans[0].scopeSpans[0].spans[0].attributes[gen_ai.input.messages]",
+        ),
     ],
 )
 def test_a_malformed_otel_trace_names_the_json_path_and_saves_nothing(change, path, tmp_path):

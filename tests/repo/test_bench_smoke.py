@@ -82,5 +82,5 @@ def test_record_long_times_opening_and_stepping_a_recording():
     out = run(str(BENCH / "record_long.py"), "--exchanges", "5")
     assert "recording: 5 exchanges, 10 messages" in out
     (r,) = [line.split() for line in out.splitlines() if re.match(r"\s*\d+\.\d{3}\s", line)]
-    assert len(r) == 5 and all(float(x) >= 0 for x in r)
+    assert len(r) == 6 and all(float(x) >= 0 for x in r)
     assert float(r[3]) > 0  # open: load + session + graphs
