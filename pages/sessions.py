@@ -280,8 +280,8 @@ except FlowdebugError as e:
 st.subheader("Import")
 st.caption(
     f"A trace exported here, or any {vendors.model_vendors()} request or response, or "
-    "an MCP transcript. A bad file is refused with the JSON path at fault; nothing "
-    "changes."
+    "an MCP transcript, or an OpenTelemetry GenAI trace (OTLP JSON). A bad file is refused "
+    "with the JSON path at fault; nothing changes."
 )
 pasted = st.text_area("Paste JSON", key="imp_text", height=150)
 uploaded = st.file_uploader("…or upload a file", type=["json"], key="imp_file")
