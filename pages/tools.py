@@ -34,6 +34,15 @@ LEVEL_BADGES = {
     "warning": ":orange[**warning**]",
     "info": ":blue[info]",
 }
+# The mock handler's fields by kind (the others are the declaration's and the kind itself).
+HANDLER_FIELDS = {
+    "fixed": ("result", "is_error"),
+    "template": ("template", "is_error"),
+    "rules": ("rules",),
+    "code": ("source",),
+    "python": ("function",),
+}
+KIND_ONLY = {name for names in HANDLER_FIELDS.values() for name in names}
 ERROR_STYLE = "background-color: #fde2e2; color: #7f1d1d; font-weight: 600"
 
 common.sidebar()
@@ -186,7 +195,10 @@ values = asdict(form)
 refill = st.session_state.get("tool_form_rev") != revision
 st.session_state.tool_form_rev = revision
 for name, key in FORM_KEYS.items():
-    if refill or key not in st.session_state:
+    if name in KIND_ONLY:  # filled below, only for the kind drawn
+        if refill:
+            st.session_state.pop(key, None)
+    elif refill or key not in st.session_state:
         st.session_state[key] = values[name]
 
 left, right = st.columns(2, gap="large")
@@ -219,6 +231,11 @@ with right:
     if entry is not None and entry.handler.kind not in kinds:
         kinds.append(entry.handler.kind)
     kind = st.selectbox("Kind", kinds, key="tool_handler_kind")
+    # Only the drawn kind's fields get a value: a value set for a widget not drawn (another
+    # kind's) came back in the browser later, over the one the tool has (an empty function).
+    for name in HANDLER_FIELDS.get(kind, ()):
+        if FORM_KEYS[name] not in st.session_state:
+            st.session_state[FORM_KEYS[name]] = values[name]
     match kind:
         case "fixed":
             st.text_area("Result (JSON: a string needs quotes)", key="tool_result", height=200)

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.e2e.app_server import at_step, wait_idle
+from tests.e2e.app_server import at_step, choose_scenario, wait_idle
 
 WIDTH, HEIGHT = 1280, 720
 PROMPT = "Find flights from Paris to Tokyo on 2026-12-01"
@@ -96,3 +96,38 @@ def test_a_tool_of_your_own_is_called_from_the_prompt_and_a_description_edit_re_
     assert [c["tools"][0]["description"] for c in codes] == [VAGUE, PRECISE]
     assert codes[0]["messages"] == codes[1]["messages"]
     assert "The two model turns are the same" in view.inner_text()
+
+
+def test_a_scenarios_tool_edited_after_a_tool_of_your_own_keeps_its_handler_after_a_step(
+    page, server
+):
+    """From a session of your own (a fixed reply) to a scenario (a Python function): after a
+    description edit and a Step, the Tools page still shows the function, and a second edit
+    saves (the field came back empty and the save was refused)."""
+    page.goto(server, wait_until="domcontentloaded")
+    page.locator(".st-key-step button").first.wait_for()
+    wait_idle(page)
+    go(page, "Sessions", ".st-key-sess_pick")
+    page.get_by_text("New session: your own prompt and tools").click()
+    wait_idle(page)
+    typed(page, "new_user", PROMPT)
+    typed(page, "new_tool_name_0", "search_flights")
+    wait_idle(page)
+    page.locator(".st-key-new_create button").click()
+    page.get_by_text(f"Created “{PROMPT}” and opened it").wait_for()
+    go(page, "Tools", ".st-key-tools_undo")
+    assert page.get_by_role("combobox", name="Kind").input_value() == "fixed"
+
+    go(page, "Debugger", ".st-key-step button")
+    choose_scenario(page, "weather")
+    function = "sample_tools.weather:get_weather"
+    for edit in ("Weather, edited.", "Weather, edited twice."):
+        go(page, "Tools", ".st-key-tools_undo")
+        assert page.locator(".st-key-tool_function input").input_value() == function
+        typed(page, "tool_description", edit)
+        wait_idle(page)
+        page.locator(".st-key-tool_save button").click()
+        page.get_by_text("Saved 'get_weather'.").wait_for()
+        go(page, "Debugger", ".st-key-step button")
+        page.locator(".st-key-step button").first.click()
+        wait_idle(page)
