@@ -3,11 +3,10 @@
 In one process, as on one app server: the instructor steps the weather scenario (Step + the
 save the Debugger makes after it; at the end, Undo back to the start, also saved) every
 ``--pace`` seconds; each follower is a thread that does what the Room page does: every
-``--poll`` seconds its fragment's check of the room's pulse (``Rooms.pulse``, shared by the
-followers of this process for ``following.SHARED_PULSE``), and when it moved the page's rerun
-(``following.followed``: the session and its teaching picture, made once per pulse for all).
-``--unshared``: what the page did before, every follower reading the pulse and building the
-picture itself.
+``--poll`` seconds its fragment's check of the room's pulse (``Rooms.pulse``), and when it
+moved the page's rerun (``following.followed``: the session and its teaching picture, made
+once per pulse for all the followers of the process). ``--unshared``: what the page did
+before, every follower building the picture itself.
 
 The instructor's Steps are timed in ``--rounds`` pairs of blocks of ``--steps`` changes, nobody
 following then the followers polling, so that a noisy machine weighs on both alike. Measured:
@@ -81,8 +80,7 @@ class Follower(threading.Thread):
         while not self.stop.is_set():
             self.active.wait()
             try:
-                shared = 0.0 if self.unshared else following.SHARED_PULSE
-                key = self.rooms.pulse(self.code, max_age=shared).key
+                key = self.rooms.pulse(self.code).key
                 self.pulses += 1
                 if key != self.seen:
                     pulse = self.redraw()
@@ -97,9 +95,7 @@ class Follower(threading.Thread):
 
     def redraw(self):
         if not self.unshared:
-            seen = following.followed(
-                self.rooms, self.code, self.names, WINDOW, None, following.SHARED_PULSE, self.seen
-            )
+            seen = following.followed(self.rooms, self.code, self.names, WINDOW)
             self.page = seen
             return seen.pulse
         state, pulse = self.rooms.follow(self.code)

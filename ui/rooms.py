@@ -21,7 +21,6 @@ ROOM_PAGE = "pages/room.py"
 CODE = "fd_room_code"  # the room this tab follows (or came from, after a fork)
 FORKED = "fd_room_fork"  # the id of this tab's own try, forked from the room
 POLL = following.POLL  # seconds between a follower's pulse checks
-SHARED_PULSE = following.SHARED_PULSE  # how old a pulse read by another follower may be
 TALLY_EVERY = 1.0  # seconds between the instructor's tally refreshes
 
 

@@ -22,10 +22,6 @@ from flowdebug.views.debugger import refusals
 from flowdebug.views.teaching import Picture, picture
 
 POLL = 0.5  # seconds between a follower's checks of the room's pulse
-# How old a pulse another follower on this server read may be when a follower polls: a room's
-# followers on one server read it at most ten times a second together, and see a Step at most
-# this much later.
-SHARED_PULSE = 0.1
 
 
 @dataclass(frozen=True)
