@@ -45,7 +45,8 @@ from flowdebug.engine.execution.handlers import ToolEntry, Toolset
 from flowdebug.engine.execution.python_tools import python_tool
 from flowdebug.engine.execution.validation import argument_errors
 from flowdebug.model import Image, Text, ToolResult
-from flowdebug.protocols.mcp.convert import INVALID_PARAMS, result_to_mcp, tool_to_mcp
+from flowdebug.protocols.mcp.response import INVALID_PARAMS, result_to_mcp
+from flowdebug.protocols.mcp.tools import tool_to_mcp
 from sample_tools import tasks, weather
 
 NAME = "flowdebug-sample"

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from flowdebug import protocols
 from flowdebug.model import Conversation, Message, Text, Tool, ToolCall, ToolResult, dump
 from flowdebug.protocols.base import ConversionWarning, Converted, safe_name
-from flowdebug.protocols.mcp.convert import response_to_mcp, tool_to_mcp
+from flowdebug.protocols.mcp.response import response_to_mcp
+from flowdebug.protocols.mcp.tools import tool_to_mcp
 
 if TYPE_CHECKING:
     from flowdebug.mcp.call import McpCall

@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 from flowdebug.errors import CodecError, FlowdebugError
 from flowdebug.lint.finding import Finding
 from flowdebug.model import ToolResult
-from flowdebug.protocols.mcp.convert import error_from_mcp, result_from_mcp
+from flowdebug.protocols.mcp.response import error_from_mcp, result_from_mcp
 
 CLIENT, SERVER = "client->server", "server->client"
 

@@ -40,7 +40,7 @@ from flowdebug.mcp.call import McpCall, Pending
 from flowdebug.mcp.connection import CURRENT_CALL, Connection, Loop, McpError, describe
 from flowdebug.mcp.spec import McpServerSpec
 from flowdebug.model import Tool
-from flowdebug.protocols.mcp.convert import tool_from_mcp
+from flowdebug.protocols.mcp.tools import tool_from_mcp
 
 __all__ = [
     "McpCall",

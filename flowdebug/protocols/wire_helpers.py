@@ -1,8 +1,8 @@
 """Helpers the codecs share for a vendor's wire objects: its own provider_details in and out,
 vendor-only fields stashed and put back, optional fields read with their type checked.
 
-Each takes the protocol's name; a codec binds it once (``anthropic/blocks.py``,
-``bedrock/wire.py``).
+Each takes the protocol's name; a codec binds it once (``anthropic/parts.py``,
+``bedrock/parts.py``).
 """
 
 from __future__ import annotations

@@ -40,8 +40,13 @@ _REF = re.compile(r'\{"\$fd([sj]?)":"([0-9a-f]{16})"\}')
 _MARK = '"$fd'
 
 
+# json.dumps with these options builds a new encoder at every call: a pack calls it for every
+# key and scalar of a session (about 40% of a save's packing time, one encoder for all).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _ENCODER.encode(value)
 
 
 def _hash(text: str) -> str:

@@ -78,7 +78,7 @@ def test_bedrock_stream_event_bodies_without_their_type_keys_are_read_as_a_strea
 
 
 def test_a_list_without_a_content_block_event_is_not_claimed_as_bedrock_events() -> None:
-    from flowdebug.protocols.bedrock.detect import bare_events
+    from flowdebug.protocols.bedrock.fragment import bare_events
 
     assert bare_events([{"role": "assistant"}, {"stopReason": "end_turn"}]) is None
     assert bare_events([{"delta": {"text": "x"}, "contentBlockIndex": 0}, {"other": 1}]) is None
@@ -151,7 +151,7 @@ def test_anthropic_memory_tool_is_a_client_declaration_and_goes_back_by_type() -
 
 
 def test_anthropic_tool_types_are_client_tools_unless_documented_server_tools() -> None:
-    from flowdebug.protocols.anthropic.envelope import is_server_tool
+    from flowdebug.protocols.anthropic.tools import is_server_tool
 
     servers = [
         "web_search_20250305",

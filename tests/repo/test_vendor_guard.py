@@ -43,7 +43,7 @@ def _vendor_words() -> re.Pattern[str]:
 
 def _allowed() -> set[Path]:
     """The vendor folders' files and the SDK sender modules their facts name."""
-    allowed = set((REPO / "flowdebug" / "protocols").glob("*/*.py"))
+    allowed = set((REPO / "flowdebug" / "protocols").glob("*/**/*.py"))  # parts/ packages too
     for codec in protocols.PROTOCOLS.values():
         if codec.facts.sdk_sender:
             allowed.add(REPO / (codec.facts.sdk_sender.replace(".", "/") + ".py"))

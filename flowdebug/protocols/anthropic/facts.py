@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from flowdebug.protocols.anthropic import errors
-from flowdebug.protocols.anthropic.arguments import stream_arguments
 from flowdebug.protocols.anthropic.rules import LINT
+from flowdebug.protocols.anthropic.stream import stream_arguments
 from flowdebug.protocols.facts import BareTool, Facts, Fields, Snippet, Terms, TokenCount, kept
 
 SNIPPET = Snippet(

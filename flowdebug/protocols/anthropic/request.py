@@ -9,30 +9,35 @@ tools; on encode they come back out.
 
 from __future__ import annotations
 
-from typing import Any, Literal, assert_never
+from typing import Any, assert_never
 
 from flowdebug.errors import CodecError
-from flowdebug.model import Conversation, Message, Part, Text, Tool, ToolChoice, ToolResult
-from flowdebug.protocols.anthropic import envelope
-from flowdebug.protocols.anthropic.blocks import (
+from flowdebug.model import Conversation, Message, Part, Text, ToolResult
+from flowdebug.protocols.anthropic.parts import (
     PROTOCOL,
     Renamer,
     decode_block,
     encode_blocks,
     optional,
     own,
-    stash,
     with_extra,
 )
+from flowdebug.protocols.anthropic.tools import (
+    decode_choice,
+    decode_tool,
+    encode_choice,
+    encode_tool,
+    is_server_tool,
+    merge_tools,
+)
 from flowdebug.protocols.base import Converted, Warnings, expect, require
-from flowdebug.protocols.schema_rewrites import OBJECT_ROOT
+from flowdebug.protocols.models import own_model
 
 REQUEST_FIELDS = (
     "model", "max_tokens", "system", "temperature", "tools", "tool_choice", "messages",
 )  # fmt: skip
 # Blocks that carry a call id and a tool name (client tools, server tools, MCP connector).
 CALL_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
-Mode = Literal["auto", "none", "required", "tool"]
 
 
 def encode_request(conv: Conversation) -> Converted[Any]:
@@ -41,12 +46,12 @@ def encode_request(conv: Conversation) -> Converted[Any]:
     names = Renamer(PROTOCOL, w)
     extra = own(conv.provider_details, w, "provider_details")
     system = [conv.system] if conv.system else []
-    tools = [_encode_tool(t, f"tools[{i}]", w, names) for i, t in enumerate(conv.tools)]
-    choice = _encode_choice(conv.tool_choice, w, names) if conv.tool_choice else None
+    tools = [encode_tool(t, f"tools[{i}]", w, names) for i, t in enumerate(conv.tools)]
+    choice = encode_choice(conv.tool_choice, w, names) if conv.tool_choice else None
     messages = _encode_messages(conv.messages, w, names, system)
     body: dict[str, Any] = {
-        "model": envelope.model(conv.model, w),
-        "max_tokens": envelope.max_tokens(conv, w),
+        "model": model(conv.model, w),
+        "max_tokens": max_tokens(conv, w),
     }
     stashed_system = extra.pop("system", None)
     if system:
@@ -62,7 +67,7 @@ def encode_request(conv: Conversation) -> Converted[Any]:
             "temperature",
             "the Messages API (anthropic 2.12) takes no temperature; it was not sent",
         )
-    tools = envelope.merge_tools(tools, extra.pop("tools", None))
+    tools = merge_tools(tools, extra.pop("tools", None))
     if tools:
         body["tools"] = tools
     if choice is not None:
@@ -79,8 +84,8 @@ def decode_request(payload: Any) -> Converted[Conversation]:
     extra = {k: v for k, v in body.items() if k not in REQUEST_FIELDS}
     system = _decode_system(body.get("system"), extra)
     raw_tools = optional(body, "tools", "$", list) or []
-    tools = [_decode_tool(t, f"$.tools[{i}]", w) for i, t in enumerate(raw_tools)]
-    if any(envelope.is_server_tool(t) for t in raw_tools):
+    tools = [decode_tool(t, f"$.tools[{i}]", w) for i, t in enumerate(raw_tools)]
+    if any(is_server_tool(t) for t in raw_tools):
         # Server tools (web search, code execution ...) have no canonical Tool: the list
         # rides whole so each one goes back to its place.
         extra["tools"] = raw_tools
@@ -89,7 +94,7 @@ def decode_request(payload: Any) -> Converted[Conversation]:
         Conversation(
             system=system,
             tools=[t for t in tools if t is not None],
-            tool_choice=None if choice is None else _decode_choice(choice, "$.tool_choice"),
+            tool_choice=None if choice is None else decode_choice(choice, "$.tool_choice"),
             messages=_decode_messages(messages, w),
             model=optional(body, "model", "$", str),
             max_tokens=optional(body, "max_tokens", "$", int),
@@ -172,51 +177,6 @@ def _encode_messages(
     return out
 
 
-def _encode_tool(tool: Tool, path: str, w: Warnings, names: Renamer) -> dict[str, Any]:
-    # Anthropic: input_schema's root is an object.
-    schema = OBJECT_ROOT.apply(tool.parameters, f"{path}.parameters", w, "Anthropic")
-    out: dict[str, Any] = {"name": names.name(tool.name, path)}
-    if tool.description is not None:
-        out["description"] = tool.description
-    out["input_schema"] = schema
-    if tool.strict is not None:
-        out["strict"] = tool.strict
-    dropped = [f for f in ("title", "annotations", "output_schema") if getattr(tool, f)]
-    if dropped:
-        w.add(
-            "tool_metadata_dropped", path, f"Anthropic tools have no {', '.join(dropped)}; not sent"
-        )
-    extra = own(tool.provider_details, w, path)
-    if envelope.is_typed_client_tool(extra):
-        # Anthropic's own client tools (memory, bash...) are declared by type, without a schema.
-        out = {k: v for k, v in out.items() if k not in ("input_schema", "strict")}
-    return with_extra(out, extra)
-
-
-def _encode_choice(choice: ToolChoice, w: Warnings, names: Renamer) -> dict[str, Any]:
-    match choice.mode:
-        case "auto":
-            out: dict[str, Any] = {"type": "auto"}
-        case "required":
-            out = {"type": "any"}
-        case "none":
-            return {"type": "none"}  # no calls at all: the parallel setting is moot
-        case "tool" if choice.name:
-            out = {"type": "tool", "name": names.name(choice.name, "tool_choice")}
-        case "tool":
-            w.add(
-                "tool_choice_dropped",
-                "tool_choice",
-                "mode 'tool' without a tool name; sent as 'any'",
-            )
-            out = {"type": "any"}
-        case _:
-            assert_never(choice.mode)
-    if choice.parallel is not None:
-        out["disable_parallel_tool_use"] = not choice.parallel
-    return out
-
-
 # -------------------------------------------------------------------------- decode request
 
 
@@ -268,58 +228,6 @@ def _decode_messages(messages: list[Any], w: Warnings) -> list[Message]:
     return out
 
 
-def _decode_tool(raw: Any, path: str, w: Warnings) -> Tool | None:
-    tool = expect(PROTOCOL, raw, path, dict)
-    name = require(PROTOCOL, tool, "name", path, str)
-    if envelope.is_server_tool(tool):
-        return None  # kept in the conversation's provider_details by decode_request
-    if envelope.is_typed_client_tool(tool) and "input_schema" not in tool:
-        # Anthropic defines this client tool's schema; the application runs its calls.
-        w.add(
-            "tool_schema_vendor_defined",
-            f"{path}.parameters",
-            f"{tool['type']} is a client tool whose input schema Anthropic defines; read "
-            "with an open object schema (its type goes back to Anthropic as it was)",
-        )
-        return Tool(
-            name=name,
-            description=optional(tool, "description", path, str),
-            parameters={"type": "object"},
-            provider_details=stash(tool, ("name", "description")),
-        )
-    if "input_schema" not in tool and "parameters" in tool:
-        raise CodecError(
-            PROTOCOL,
-            f"{path}.input_schema",
-            "required field is missing (Anthropic tools use input_schema, not OpenAI's parameters)",
-        )
-    return Tool(
-        name=name,
-        description=optional(tool, "description", path, str),
-        parameters=require(PROTOCOL, tool, "input_schema", path, dict),
-        strict=optional(tool, "strict", path, bool),
-        provider_details=stash(tool, ("name", "description", "input_schema", "strict")),
-    )
-
-
-def _decode_choice(raw: Any, path: str) -> ToolChoice:
-    choice = expect(PROTOCOL, raw, path, dict)
-    kind = require(PROTOCOL, choice, "type", path, str)
-    modes: dict[str, Mode] = {"auto": "auto", "any": "required", "tool": "tool", "none": "none"}
-    if kind not in modes:
-        raise CodecError(
-            PROTOCOL,
-            f"{path}.type",
-            f"tool_choice type must be auto, any, tool or none, got {kind!r}",
-        )
-    disable = optional(choice, "disable_parallel_tool_use", path, bool)
-    return ToolChoice(
-        mode=modes[kind],
-        name=require(PROTOCOL, choice, "name", path, str) if kind == "tool" else None,
-        parallel=None if disable is None else not disable,
-    )
-
-
 def _decode_system(value: Any, extra: dict[str, Any]) -> str | None:
     if value is None or isinstance(value, str):
         return value
@@ -331,3 +239,31 @@ def _decode_system(value: Any, extra: dict[str, Any]) -> str | None:
     # Text blocks (with cache_control ...) come back verbatim while the text is unchanged.
     extra["system"] = blocks
     return "\n\n".join(texts)
+
+
+DEFAULT_MODEL = "claude-sonnet-4-6"
+
+DEFAULT_MAX_TOKENS = 1024  # Anthropic requires max_tokens on every request
+
+
+def model(value: str | None, w: Warnings) -> str:
+    value = own_model(value, w)  # another vendor's model id is replaced, and said so
+    if value is not None:
+        return value
+    w.add(
+        "model_filled_in",
+        "model",
+        f"the source names no model and Anthropic requires one; {DEFAULT_MODEL} was filled in",
+    )
+    return DEFAULT_MODEL
+
+
+def max_tokens(conv: Conversation, w: Warnings) -> int:
+    if conv.max_tokens is not None:
+        return conv.max_tokens
+    w.add(
+        "max_tokens_filled_in",
+        "max_tokens",
+        f"Anthropic requires max_tokens; the source has none, so {DEFAULT_MAX_TOKENS} was sent",
+    )
+    return DEFAULT_MAX_TOKENS

@@ -1,7 +1,9 @@
 """Anthropic Messages streaming, wire to wire: a Message body as the SSE events the API sends,
 and a list of events assembled back into the Message body they describe.
 
-The canonical side lives in ``anthropic.py``; this module only knows Anthropic dicts.
+The canonical side lives in :mod:`flowdebug.protocols.anthropic.response`; this module only
+knows Anthropic dicts, and, for the debugger's replay, how a call's arguments grow in a stream:
+a ``tool_use`` block opens a call, each ``input_json_delta`` adds a fragment of its JSON.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from typing import Any
 
 from flowdebug import jsontext
 from flowdebug.errors import CodecError
-from flowdebug.protocols.base import Warnings, expect, require
+from flowdebug.protocols.base import Warnings, dig, expect, require
+from flowdebug.protocols.facts import ArgumentSlots
 
 PROTOCOL = "anthropic"
 # Blocks whose input streams as input_json_delta fragments.
@@ -262,3 +265,16 @@ def _finish_input(acc: Assembled, index: int, buffer: str) -> None:
     else:
         acc.message["content"][index]["input"] = {}
         acc.raw_inputs[index] = buffer
+
+
+def stream_arguments(event: Any, slots: ArgumentSlots) -> None:
+    """Feeds the argument fragment ``event`` carries, if any, into ``slots``."""
+    kind, index = dig(event, "type"), dig(event, "index")
+    if kind == "content_block_start" and dig(event, "content_block", "type") == "tool_use":
+        slots.open(index)
+    elif (
+        kind == "content_block_delta"
+        and dig(event, "delta", "type") == "input_json_delta"
+        and slots.is_open(index)
+    ):
+        slots.append(index, dig(event, "delta", "partial_json"))

@@ -8,13 +8,20 @@ from __future__ import annotations
 
 import re
 
-from flowdebug.model import StopReason
 from flowdebug.protocols.bedrock import errors, eventstream
-from flowdebug.protocols.bedrock.arguments import stream_arguments
-from flowdebug.protocols.bedrock.snippet import SNIPPET
-from flowdebug.protocols.facts import BareTool, Facts, Fields, Terms, TokenCount, TurnRules, kept
+from flowdebug.protocols.bedrock.parts import PROTOCOL
+from flowdebug.protocols.bedrock.stream import stream_arguments
+from flowdebug.protocols.facts import (
+    BareTool,
+    Facts,
+    Fields,
+    Snippet,
+    Terms,
+    TokenCount,
+    TurnRules,
+    kept,
+)
 
-PROTOCOL = "bedrock"
 TITLE = "Bedrock Converse"
 # The model id is part of the URL, never of the body: POST /model/{modelId}/converse
 # (and /converse-stream), URL-encoded (``...v1%3A0``).
@@ -47,62 +54,36 @@ NAME_LIMIT = 64
 ID_RULE = re.compile(r"^[a-zA-Z0-9_.:-]{1,64}$")
 ID_LIMIT = 64
 
-# botocore ContentBlock members (a union: one key per block, no "type").
-BLOCK_NAMES = frozenset(
-    {"text", "image", "document", "video", "audio", "toolUse", "toolResult", "guardContent",
-     "cachePoint", "reasoningContent", "citationsContent", "searchResult", "toolAddition",
-     "toolRemoval"}
-)  # fmt: skip
-# Blocks no other vendor spells this way (Gemini parts also have a bare "text").
-OWN_BLOCKS = BLOCK_NAMES - {"text"}
-# botocore ToolResultContentBlock members.
-RESULT_BLOCK_NAMES = frozenset({"json", "text", "image", "document", "video", "searchResult"})
-# botocore ImageFormat.
-IMAGE_FORMATS = {"png": "image/png", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
-MEDIA_FORMATS = {media: fmt for fmt, media in IMAGE_FORMATS.items()}
+CALL = '''
 
-# botocore ConverseStreamOutput members: the ``:event-type`` of each event-stream frame.
-EVENT_NAMES = frozenset(
-    {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop",
-     "messageStop", "metadata"}
-)  # fmt: skip
-ERROR_EVENTS = frozenset(
-    {"internalServerException", "modelStreamErrorException", "validationException",
-     "throttlingException", "serviceUnavailableException"}
-)  # fmt: skip
+def blobs(value, shape):
+    """``value`` with base64 text decoded where the API takes bytes (boto3 encodes them)."""
+    if shape.type_name == "blob" and isinstance(value, str):
+        return base64.b64decode(value)
+    if shape.type_name == "structure" and isinstance(value, dict) and not shape.is_document_type:
+        members = shape.members
+        return {k: blobs(v, members[k]) if k in members else v for k, v in value.items()}
+    if shape.type_name == "list" and isinstance(value, list):
+        return [blobs(v, shape.member) for v in value]
+    return value
 
-# botocore StopReason -> canonical. guardrail_intervened, malformed_model_output,
-# malformed_tool_use and model_context_window_exceeded keep their wire value in
-# provider_details so they come back unchanged.
-STOP_REASONS: dict[str, StopReason] = {
-    "end_turn": "end_turn",
-    "tool_use": "tool_use",
-    "max_tokens": "max_tokens",
-    "stop_sequence": "stop_sequence",
-    "content_filtered": "content_filter",
-    "guardrail_intervened": "content_filter",
-    "malformed_model_output": "other",
-    "malformed_tool_use": "other",
-    "model_context_window_exceeded": "other",
-}
-WIRE_STOP: dict[StopReason, str] = {
-    "end_turn": "end_turn",
-    "tool_use": "tool_use",
-    "max_tokens": "max_tokens",
-    "stop_sequence": "stop_sequence",
-    "content_filter": "content_filtered",
-}
 
-# TokenUsage <-> canonical counters. Bedrock, like Anthropic, counts cache reads and writes
-# apart from inputTokens, so they take Anthropic's canonical names.
-USAGE = {
-    "inputTokens": "input_tokens",
-    "outputTokens": "output_tokens",
-    "cacheReadInputTokens": "cache_read_input_tokens",
-    "cacheWriteInputTokens": "cache_creation_input_tokens",
-}
-USAGE_WIRE = {v: k for k, v in USAGE.items()}
+client = boto3.client("bedrock-runtime", region_name=os.environ.get("AWS_REGION", "us-east-1"))
+shape = client.meta.service_model.operation_model("Converse").input_shape
+response = client.converse(**{**blobs(REQUEST, shape), "modelId": MODEL})
+response.pop("ResponseMetadata", None)
+print(json.dumps(response, indent=2, default=str))
+'''
 
+SNIPPET = Snippet(
+    "boto3",
+    "AWS_BEARER_TOKEN_BEDROCK",
+    "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+    "import boto3",
+    CALL[1:],  # two blank lines after REQUEST
+    stdlib=("base64", "json", "os"),
+    model_in_url=True,
+)
 
 # One entry of ``toolConfig.tools``: ``{"toolSpec": {name, description, inputSchema: {json}}}``.
 BARE_TOOL = BareTool(

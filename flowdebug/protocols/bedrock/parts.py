@@ -1,5 +1,11 @@
-"""Canonical parts -> Bedrock content blocks (``{"text"}``, ``{"toolUse"}``, ``{"toolResult"}``,
-``{"reasoningContent"}``, ``{"image"}``): one key per block, named by its type.
+"""Canonical parts <-> Bedrock content blocks (``{"text"}``, ``{"toolUse"}``, ``{"toolResult"}``,
+``{"reasoningContent"}``, ``{"image"}``): one key per block, named by its type, and the small
+helpers every Bedrock module shares (provider_details in and out, optional fields).
+
+Unknown keys never vanish: vendor-only fields ride in ``provider_details["bedrock"]`` and
+blocks with no canonical form (``cachePoint``, ``document``, ``guardContent`` ...) keep their
+place in the message's ``provider_details``. Tool names and call ids are kept legal by
+``base.Renamer`` (Bedrock's rules in its facts).
 
 Blobs (image bytes, redacted reasoning) travel as base64 strings, as in the JSON body the
 service receives; boto3 callers pass bytes instead.
@@ -11,7 +17,9 @@ import json
 from typing import Any, assert_never
 
 from flowdebug import jsontext
+from flowdebug.errors import CodecError
 from flowdebug.model import (
+    Details,
     HostedCall,
     HostedResult,
     Image,
@@ -22,13 +30,42 @@ from flowdebug.model import (
     ToolCall,
     ToolResult,
 )
-from flowdebug.protocols.base import Renamer, Warnings, foreign_signature
-from flowdebug.protocols.bedrock.facts import IMAGE_FORMATS, MEDIA_FORMATS, PROTOCOL
-from flowdebug.protocols.bedrock.wire import own, with_extra
+from flowdebug.protocols import wire_helpers
+from flowdebug.protocols.base import Renamer, Warnings, expect, foreign_signature, require
 from flowdebug.protocols.warning_codes import WarningCode
+from flowdebug.protocols.wire_helpers import with_extra
 
 # A Text part in a tool result that came from a {"json": ...} block goes back as one.
 JSON_MARK = "json"
+PROTOCOL = "bedrock"
+# botocore ContentBlock members (a union: one key per block, no "type").
+BLOCK_NAMES = frozenset(
+    {"text", "image", "document", "video", "audio", "toolUse", "toolResult", "guardContent",
+     "cachePoint", "reasoningContent", "citationsContent", "searchResult", "toolAddition",
+     "toolRemoval"}
+)  # fmt: skip
+# Blocks no other vendor spells this way (Gemini parts also have a bare "text").
+OWN_BLOCKS = BLOCK_NAMES - {"text"}
+# botocore ToolResultContentBlock members.
+RESULT_BLOCK_NAMES = frozenset({"json", "text", "image", "document", "video", "searchResult"})
+# botocore ImageFormat.
+IMAGE_FORMATS = {"png": "image/png", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
+MEDIA_FORMATS = {media: fmt for fmt, media in IMAGE_FORMATS.items()}
+
+
+def own(details: Details, w: Warnings, path: str) -> dict[str, Any]:
+    """Bedrock's own provider_details (:func:`flowdebug.protocols.wire_helpers.own`)."""
+    return wire_helpers.own(PROTOCOL, details, w, path)
+
+
+def stash(obj: dict[str, Any], handled: tuple[str, ...] | frozenset[str]) -> Details:
+    """The vendor-only fields of ``obj`` (those outside ``handled``), nulls included."""
+    return wire_helpers.stash(PROTOCOL, obj, handled, keep_null=True)
+
+
+def optional(obj: dict[str, Any], key: str, path: str, typ: type | tuple[type, ...]) -> Any:
+    """``obj[key]`` checked against ``typ``, or None when the key is absent or null."""
+    return wire_helpers.optional(PROTOCOL, obj, key, path, typ)
 
 
 def encode_image(image: Image, path: str, w: Warnings, code: WarningCode) -> dict[str, Any] | None:
@@ -64,7 +101,7 @@ def text_as_json(text: str) -> Any:
     return None
 
 
-def _result_content(result: ToolResult, path: str, w: Warnings) -> list[dict[str, Any]]:
+def _encode_result_content(result: ToolResult, path: str, w: Warnings) -> list[dict[str, Any]]:
     if isinstance(result.content, str):
         value = text_as_json(result.content)
         return [{"json": value}] if value is not None else [{"text": result.content}]
@@ -178,7 +215,7 @@ def encode_part(part: Part, path: str, w: Warnings, names: Renamer) -> dict[str,
                 names.name(part.name, path)  # no name on the wire: renamed like its call
             result: dict[str, Any] = {
                 "toolUseId": names.call_id(part.call_id, path),
-                "content": _result_content(part, path, w),
+                "content": _encode_result_content(part, path, w),
             }
             # Bedrock: status "error" marks a failed tool (honoured by Claude and Nova).
             status = extra.pop("status", None)
@@ -212,3 +249,162 @@ def encode_blocks(msg: Message, path: str, w: Warnings, names: Renamer) -> list[
         if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int):
             out.insert(min(entry[0], len(out)), entry[1])
     return out
+
+
+def _mine(details: Details) -> dict[str, Any]:
+    """Bedrock's own entry of ``details`` (empty when there is none)."""
+    mine = (details or {}).get(PROTOCOL)
+    return mine if isinstance(mine, dict) else {}
+
+
+def one_key(block: Any, path: str, allowed: frozenset[str], what: str) -> tuple[str, Any]:
+    """A union member: exactly one key, named by its type (``{"toolUse": {...}}``)."""
+    expect(PROTOCOL, block, path, dict)
+    if "type" in block and "type" not in allowed:
+        raise CodecError(
+            PROTOCOL,
+            f"{path}.type",
+            f"Bedrock {what}s have no type field; a block is one key such as "
+            f"{{'text': ...}} or {{'toolUse': ...}} (this looks like another vendor's block)",
+        )
+    keys = [k for k in block if block[k] is not None]
+    if len(keys) != 1:
+        raise CodecError(
+            PROTOCOL, path, f"a {what} has exactly one member, got {sorted(block) or 'none'}"
+        )
+    return keys[0], block[keys[0]]
+
+
+def _image(image: Any, path: str) -> Image:
+    expect(PROTOCOL, image, path, dict)
+    fmt = require(PROTOCOL, image, "format", path, str)
+    if fmt not in IMAGE_FORMATS:
+        raise CodecError(
+            PROTOCOL, f"{path}.format", f"format must be one of {', '.join(IMAGE_FORMATS)}"
+        )
+    source = require(PROTOCOL, image, "source", path, dict)
+    kind, value = one_key(source, f"{path}.source", frozenset({"bytes", "s3Location"}), "source")
+    details = stash(image, ("format", "source"))
+    if kind == "bytes":
+        data = expect(PROTOCOL, value, f"{path}.source.bytes", str)
+        return Image(media_type=IMAGE_FORMATS[fmt], data=data, provider_details=details)
+    if kind == "s3Location":
+        where = f"{path}.source.s3Location"
+        uri = require(PROTOCOL, expect(PROTOCOL, value, where, dict), "uri", where, str)
+        rest = {k: v for k, v in value.items() if k != "uri"}
+        if rest:
+            details = {PROTOCOL: {**_mine(details), "s3Location": rest}}
+        return Image(media_type=IMAGE_FORMATS[fmt], url=uri, provider_details=details)
+    raise CodecError(PROTOCOL, f"{path}.source", f"unknown image source {kind!r}")
+
+
+def _decode_result_content(value: Any, path: str, w: Warnings) -> str | list[Text | Image]:
+    items = expect(PROTOCOL, value, path, list)
+    out: list[Text | Image] = []
+    for j, item in enumerate(items):
+        where = f"{path}[{j}]"
+        kind, inner = one_key(item, where, RESULT_BLOCK_NAMES, "tool result content block")
+        match kind:
+            case "text":
+                out.append(Text(text=expect(PROTOCOL, inner, f"{where}.text", str)))
+            case "json":
+                text = json.dumps(inner, ensure_ascii=False)
+                out.append(Text(text=text, provider_details={PROTOCOL: {JSON_MARK: True}}))
+            case "image":
+                out.append(_image(inner, f"{where}.image"))
+            case _:
+                w.add(
+                    "block_dropped",
+                    where,
+                    f"a {kind} block in a tool result has no canonical form; skipped",
+                )
+    if len(out) == 1 and isinstance(out[0], Text):
+        # One text (or one JSON object or array, which re-encodes as json) reads as a string.
+        only = out[0]
+        mark = only.provider_details is not None
+        if not mark or isinstance(json.loads(only.text), dict | list):
+            return only.text
+    return out
+
+
+def decode_block(
+    block: Any, path: str, w: Warnings, names: dict[str, str], hosted: set[str]
+) -> Part | None:
+    """One content block as a canonical part; None for blocks kept apart by the caller."""
+    kind, value = one_key(block, path, BLOCK_NAMES, "content block")
+    where = f"{path}.{kind}"
+    match kind:
+        case "text":
+            return Text(text=expect(PROTOCOL, value, where, str))
+        case "image":
+            return _image(value, where)
+        case "reasoningContent":
+            inner, body = one_key(
+                value, where, frozenset({"reasoningText", "redactedContent"}), "reasoning block"
+            )
+            if inner == "redactedContent":
+                data = expect(PROTOCOL, body, f"{where}.redactedContent", str)
+                return Thinking(text=data, redacted=True, source=PROTOCOL)
+            text_path = f"{where}.reasoningText"
+            expect(PROTOCOL, body, text_path, dict)
+            signature = optional(body, "signature", text_path, str)
+            return Thinking(
+                text=require(PROTOCOL, body, "text", text_path, str),
+                signature=signature,
+                source=PROTOCOL if signature is not None else None,
+                provider_details=stash(body, ("text", "signature")),
+            )
+        case "toolUse":
+            expect(PROTOCOL, value, where, dict)
+            call_id = require(PROTOCOL, value, "toolUseId", where, str)
+            name = require(PROTOCOL, value, "name", where, str)
+            arguments = require(PROTOCOL, value, "input", where, dict)
+            if value.get("type") == "server_tool_use":
+                hosted.add(call_id)
+                return HostedCall(
+                    id=call_id,
+                    name=name,
+                    arguments=arguments,
+                    source=PROTOCOL,
+                    provider_details={PROTOCOL: block},
+                )
+            return ToolCall(
+                id=call_id,
+                name=name,
+                arguments=arguments,
+                provider_details=stash(value, ("toolUseId", "name", "input")),
+            )
+        case "toolResult":
+            expect(PROTOCOL, value, where, dict)
+            call_id = require(PROTOCOL, value, "toolUseId", where, str)
+            content = _decode_result_content(
+                require(PROTOCOL, value, "content", where, list), f"{where}.content", w
+            )
+            status = optional(value, "status", where, str)
+            if status not in (None, "success", "error"):
+                raise CodecError(
+                    PROTOCOL,
+                    f"{where}.status",
+                    f'status must be "success" or "error", got {status!r}',
+                )
+            if call_id in hosted:
+                return HostedResult(
+                    call_id=call_id,
+                    name=names.get(call_id),
+                    content=content,
+                    is_error=status == "error",
+                    source=PROTOCOL,
+                    provider_details={PROTOCOL: block},
+                )
+            details = stash(value, ("toolUseId", "content", "status"))
+            if status == "success":  # said out loud on the wire: kept so it comes back
+                details = {PROTOCOL: {**_mine(details), "status": "success"}}
+            return ToolResult(
+                call_id=call_id,
+                name=names.get(call_id),
+                content=content,
+                is_error=status == "error",
+                provider_details=details,
+            )
+        case _:
+            return None  # kept in the message's provider_details with its place

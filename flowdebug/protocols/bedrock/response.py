@@ -1,4 +1,4 @@
-"""A ConverseResponse body -> the canonical model turn (streams are assembled into one first).
+"""ConverseResponse bodies <-> the canonical model turn (streams are assembled into one first).
 
 ``metrics``, the usage counters with no canonical name and a stop reason the canonical one
 does not spell back ride in ``provider_details["bedrock"]``.
@@ -9,30 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from flowdebug.errors import CodecError
-from flowdebug.model import Message, ModelResponse, ToolCall
-from flowdebug.protocols.base import Warnings, expect, require
-from flowdebug.protocols.bedrock.decode import call_names, message_parts
-from flowdebug.protocols.bedrock.facts import PROTOCOL, STOP_REASONS, USAGE, WIRE_STOP
-from flowdebug.protocols.bedrock.wire import optional
-
-
-def decode_usage(raw: Any, path: str, extra: dict[str, Any]) -> dict[str, int] | None:
-    if raw is None:
-        return None
-    usage = expect(PROTOCOL, raw, path, dict)
-    out: dict[str, int] = {}
-    rest: dict[str, Any] = {}
-    for key, value in usage.items():
-        if key in USAGE and isinstance(value, int) and not isinstance(value, bool):
-            out[USAGE[key]] = value
-        elif key != "totalTokens":
-            rest[key] = value
-    total = usage.get("totalTokens")
-    if isinstance(total, int) and total != sum(out.values()):
-        out["total_tokens"] = total
-    if rest:
-        extra["usage"] = rest
-    return out or None
+from flowdebug.model import Message, ModelResponse, StopReason, ToolCall, ToolResult
+from flowdebug.protocols.base import Renamer, Warnings, expect, require
+from flowdebug.protocols.bedrock.parts import PROTOCOL, encode_blocks, optional, own, with_extra
+from flowdebug.protocols.bedrock.request import call_names, message_parts
+from flowdebug.protocols.bedrock.usage import decode_usage, encode_usage
 
 
 def decode_response_body(
@@ -84,3 +65,87 @@ def _wire_index(part_index: int, kept: list[list[Any]]) -> int:
             if seen == part_index:
                 return index
         index += 1
+
+
+# botocore StopReason -> canonical. guardrail_intervened, malformed_model_output,
+# malformed_tool_use and model_context_window_exceeded keep their wire value in
+# provider_details so they come back unchanged.
+STOP_REASONS: dict[str, StopReason] = {
+    "end_turn": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "stop_sequence": "stop_sequence",
+    "content_filtered": "content_filter",
+    "guardrail_intervened": "content_filter",
+    "malformed_model_output": "other",
+    "malformed_tool_use": "other",
+    "model_context_window_exceeded": "other",
+}
+
+WIRE_STOP: dict[StopReason, str] = {
+    "end_turn": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "stop_sequence": "stop_sequence",
+    "content_filter": "content_filtered",
+}
+
+
+def _stop_reason(resp: ModelResponse, raw: Any, w: Warnings) -> str:
+    match resp.stop_reason:
+        case None:
+            return "tool_use" if resp.message.tool_calls else "end_turn"
+        case "content_filter" if raw == "guardrail_intervened":
+            return raw
+        case "other" if isinstance(raw, str):
+            return raw
+        case "refusal" | "other" as reason:
+            w.add(
+                "stop_reason_mapped",
+                "stop_reason",
+                f"stop reason {reason!r} has no Bedrock value; sent as end_turn",
+            )
+            return "end_turn"
+        case reason:
+            return WIRE_STOP[reason]
+
+
+def encode_response(resp: ModelResponse, w: Warnings) -> dict[str, Any]:
+    """The ConverseResponse body for ``resp``."""
+    names = Renamer(PROTOCOL, w)
+    extra = own(resp.provider_details, w, "provider_details")
+    parts = resp.message.parts
+    for j, part in enumerate(parts):
+        if isinstance(part, ToolResult):
+            w.add(
+                "tool_result_dropped",
+                f"message.parts[{j}]",
+                "a Bedrock response (an assistant message) cannot hold a tool result",
+            )
+    kept = resp.message.model_copy(update={"parts": [p for p in parts if p.kind != "tool_result"]})
+    if len(kept.parts) != len(parts) and kept.provider_details:
+        kept = kept.model_copy(update={"provider_details": None})  # block places moved
+    content = encode_blocks(kept, "message", w, names)
+    if resp.id is not None:
+        w.add("response_id_dropped", "id", "a ConverseResponse has no id; it was not sent")
+    if resp.model is not None:
+        w.add(
+            "model_dropped",
+            "model",
+            "a ConverseResponse names no model (the model id is in the request URL)",
+        )
+    metrics = extra.pop("metrics", None)
+    if not isinstance(metrics, dict):
+        metrics = {"latencyMs": 0}
+        w.add(
+            "metrics_filled_in",
+            "provider_details.bedrock.metrics",
+            "a ConverseResponse requires metrics; latencyMs 0 was sent",
+        )
+    body: dict[str, Any] = {
+        "output": {"message": {"role": "assistant", "content": content}},
+        "stopReason": _stop_reason(resp, extra.pop("stopReason", None), w),
+        "usage": encode_usage(resp, extra, w),
+        "metrics": metrics,
+    }
+    return with_extra(body, extra)

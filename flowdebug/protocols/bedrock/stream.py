@@ -18,8 +18,9 @@ from typing import Any
 
 from flowdebug import jsontext
 from flowdebug.errors import CodecError
-from flowdebug.protocols.base import Warnings, expect, require
-from flowdebug.protocols.bedrock.facts import ERROR_EVENTS, EVENT_NAMES, PROTOCOL
+from flowdebug.protocols.base import Warnings, dig, expect, require
+from flowdebug.protocols.bedrock.parts import PROTOCOL
+from flowdebug.protocols.facts import ArgumentSlots
 
 # Fields of a ConverseResponse that travel in messageStop and metadata.
 STOP_FIELDS = ("stopReason", "additionalModelResponseFields")
@@ -310,3 +311,26 @@ def assemble(events: Any, w: Warnings) -> Assembled:
         w.add("stream_incomplete", "$", "the stream has no messageStop: it was cut short")
     content, raw = blocks.content()
     return Assembled({"output": {"message": {"role": role, "content": content}}, **body}, raw)
+
+
+# botocore ConverseStreamOutput members: the ``:event-type`` of each event-stream frame.
+EVENT_NAMES = frozenset(
+    {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop",
+     "messageStop", "metadata"}
+)  # fmt: skip
+
+ERROR_EVENTS = frozenset(
+    {"internalServerException", "modelStreamErrorException", "validationException",
+     "throttlingException", "serviceUnavailableException"}
+)  # fmt: skip
+
+
+def stream_arguments(event: Any, slots: ArgumentSlots) -> None:
+    """Feeds the argument fragment ``event`` carries, if any, into ``slots``."""
+    if isinstance(start := dig(event, "contentBlockStart"), dict):
+        if isinstance(dig(start, "start", "toolUse"), dict):
+            slots.open(dig(start, "contentBlockIndex"))
+    elif isinstance(delta := dig(event, "contentBlockDelta"), dict):
+        index = dig(delta, "contentBlockIndex")
+        if slots.is_open(index):
+            slots.append(index, dig(delta, "delta", "toolUse", "input"))

@@ -15,8 +15,8 @@ from flowdebug.protocols.facts import (
     kept,
 )
 from flowdebug.protocols.gemini import errors
-from flowdebug.protocols.gemini.arguments import stream_arguments
 from flowdebug.protocols.gemini.rules import LINT
+from flowdebug.protocols.gemini.stream import stream_arguments
 
 # The payload is the REST body of generateContent; the SDK takes typed contents and a config
 # that flattens generationConfig next to systemInstruction, tools and toolConfig. Parsing

@@ -21,9 +21,9 @@ from typing import Any
 
 from flowdebug.model import Message, ModelResponse, Part, StopReason, ToolResult
 from flowdebug.protocols.base import Converted, Warnings, expect
-from flowdebug.protocols.gemini.part_decode import Decoder
 from flowdebug.protocols.gemini.parts import (
     PROTOCOL,
+    Decoder,
     Encoder,
     check_foreign,
     own,
@@ -31,6 +31,7 @@ from flowdebug.protocols.gemini.parts import (
     with_details,
 )
 from flowdebug.protocols.gemini.spelling import normalize
+from flowdebug.protocols.gemini.usage import decode_usage, usage_metadata
 from flowdebug.protocols.models import own_model
 
 _FINISH: dict[str, str] = {
@@ -53,15 +54,6 @@ _FILTERED = {
     "IMAGE_RECITATION",
     "MODEL_ARMOR",
 }
-_USAGE = {
-    "promptTokenCount": "input_tokens",
-    "candidatesTokenCount": "output_tokens",
-    "totalTokenCount": "total_tokens",
-    "thoughtsTokenCount": "reasoning_tokens",
-    "cachedContentTokenCount": "cached_tokens",
-}
-_USAGE_WIRE = {v: k for k, v in _USAGE.items()}
-_USAGE_KEPT = {"toolUsePromptTokenCount"}
 _RESPONSE_KEYS = {"candidates", "usageMetadata", "modelVersion", "responseId"}
 
 
@@ -98,30 +90,6 @@ def candidate_tail(resp: ModelResponse, w: Warnings) -> dict[str, Any]:
     extra = own(resp.provider_details).get("candidate")
     tail.update(extra if isinstance(extra, dict) else {})
     return tail
-
-
-def usage_metadata(resp: ModelResponse, w: Warnings) -> dict[str, Any]:
-    usage: dict[str, Any] = {}
-    for key, count in (resp.usage or {}).items():
-        if key in _USAGE_WIRE or key in _USAGE_KEPT:
-            usage[_USAGE_WIRE.get(key, key)] = count
-        else:
-            w.add("usage_dropped", f"usage.{key}", f"Gemini usageMetadata has no {key}")
-    thoughts = usage.get("thoughtsTokenCount")
-    output = usage.get("candidatesTokenCount")
-    if isinstance(thoughts, int) and isinstance(output, int):
-        # Gemini's candidatesTokenCount leaves the thoughts out; the canonical count has them.
-        if thoughts > output:
-            w.add(
-                "usage_rewritten",
-                "usage.output_tokens",
-                f"the output count ({output}) is smaller than the reasoning count ({thoughts}) "
-                "it should include; Gemini's candidatesTokenCount was sent as 0",
-            )
-        usage["candidatesTokenCount"] = max(output - thoughts, 0)
-    extra = own(resp.provider_details).get("usageMetadata")
-    usage.update(extra if isinstance(extra, dict) else {})
-    return usage
 
 
 def envelope(resp: ModelResponse, w: Warnings) -> dict[str, Any]:
@@ -194,7 +162,7 @@ def decode_response(payload: Any, root: str = "$") -> Converted[ModelResponse]:
             extra["finishReason"] = finish
         if extra:
             details["candidate"] = extra
-    usage, usage_extra = _decode_usage(body.get("usageMetadata"), f"{root}.usageMetadata")
+    usage, usage_extra = decode_usage(body.get("usageMetadata"), f"{root}.usageMetadata")
     if usage_extra:
         details["usageMetadata"] = usage_extra
     model = body.get("modelVersion")
@@ -226,20 +194,3 @@ def _stop_reason(finish: str | None, has_calls: bool) -> StopReason | None:
             return "content_filter"
         case _:
             return "other"
-
-
-def _decode_usage(raw: Any, path: str) -> tuple[dict[str, int], dict[str, Any]]:
-    usage: dict[str, int] = {}
-    extra: dict[str, Any] = {}
-    for key, value in expect(PROTOCOL, raw or {}, path, dict).items():
-        if (
-            (key in _USAGE or key in _USAGE_KEPT)
-            and isinstance(value, int)
-            and not isinstance(value, bool)
-        ):
-            usage[_USAGE.get(key, key)] = value
-        else:
-            extra[key] = value
-    if "output_tokens" in usage and "reasoning_tokens" in usage:
-        usage["output_tokens"] += usage["reasoning_tokens"]
-    return usage, extra

@@ -11,7 +11,7 @@ single value made a list (pure re-spellings: no warning). It always encodes came
 Only field names are folded, never data: the values of the keys in :data:`_OPAQUE` are user
 JSON (call arguments, function responses, JSON Schemas, labels) whose keys must stay as sent.
 ``parameters`` / ``response`` schemas keep their spelling here because
-:func:`flowdebug.protocols.gemini.schema.from_schema` folds the Schema keywords itself.
+:func:`flowdebug.protocols.gemini.tools.from_schema` folds the Schema keywords itself.
 """
 
 from __future__ import annotations

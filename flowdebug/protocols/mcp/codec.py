@@ -40,20 +40,20 @@ and ``hosted_result_dropped`` (vendor-run tools: MCP has none), ``tool_choice_dr
 ``strict_dropped``, ``raw_arguments_dropped``, ``provider_details_dropped``,
 ``tool_name_renamed`` and ``call_id_renamed`` (``safe_name``/``safe_call_id``, at every path
 they change), ``messages_regrouped`` (the history read back is rebuilt from calls and results:
-:mod:`.mcp_regroup`), ``result_name_changed``, ``error_type_dropped``, ``content_flattened``
+:mod:`.request`), ``result_name_changed``, ``error_type_dropped``, ``content_flattened``
 (one text block reads back as a string), ``refusal_flattened``, ``result_sent_as_protocol_error``
-(:mod:`.mcp_checks`), for a protocol error ``image_in_result_dropped`` and
+(:mod:`.response`), for a protocol error ``image_in_result_dropped`` and
 ``structured_content_dropped``, and for a model turn ``stop_reason_dropped``,
 ``response_id_dropped`` and ``usage_dropped``.
 
 Tasks (2025-11-25): a task-augmented ``tools/call`` is answered with a ``CreateTaskResult`` and
 its ``CallToolResult`` arrives as the answer to ``tasks/result``; the result pairs with the
-originating call (:mod:`.mcp_transcript`, :mod:`.mcp_tasks`) and the exchange is written back.
+originating call (:mod:`.request`, :mod:`.tasks`) and the exchange is written back.
 A ``CreateTaskResult`` alone is a ``call_result`` (warning ``task_pending``); ``tasks/get``,
 ``tasks/list``, ``tasks/cancel`` and ``notifications/tasks/status`` alone are a ``transcript``
 with nothing of the cycle; a call whose task never delivers warns ``task_without_result``.
 
-Fragments (:mod:`.mcp_fragment`): a bare ``CallToolResult`` or a bare ``Tool``.
+Fragments (:mod:`.fragment`): a bare ``CallToolResult`` or a bare ``Tool``.
 
 Errors: a tool failure is a normal ``CallToolResult`` with ``isError: true`` (the model sees it),
 and so are argument validation failures (``error_type`` ``validation`` or
@@ -95,30 +95,32 @@ from flowdebug.model import (
     ToolResult,
 )
 from flowdebug.protocols.base import Converted, Kind, Warnings, expect, require, safe_call_id
-from flowdebug.protocols.mcp.checks import check_result, hosted_type
-from flowdebug.protocols.mcp.convert import (
-    PROTOCOL,
-    call_from_mcp,
-    call_to_mcp,
-    error_from_mcp,
-    response_to_mcp,
-    result_from_mcp,
-    result_to_mcp,
-    tool_from_mcp,
-    tool_to_mcp,
-)
 from flowdebug.protocols.mcp.facts import FACTS
 from flowdebug.protocols.mcp.fragment import fragment
-from flowdebug.protocols.mcp.regroup import Slot, warn_regrouped, warn_response_shape
-from flowdebug.protocols.mcp.tasks import is_create_task_result, task_messages
-from flowdebug.protocols.mcp.transcript import (
+from flowdebug.protocols.mcp.parts import PROTOCOL
+from flowdebug.protocols.mcp.request import (
     CLIENT,
     SERVER,
+    Slot,
     Transcript,
+    call_from_mcp,
+    call_to_mcp,
     messages,
     rpc_message,
     tools_of,
+    warn_regrouped,
 )
+from flowdebug.protocols.mcp.response import (
+    check_result,
+    error_from_mcp,
+    hosted_type,
+    response_to_mcp,
+    result_from_mcp,
+    result_to_mcp,
+    warn_response_shape,
+)
+from flowdebug.protocols.mcp.tasks import is_create_task_result, task_messages
+from flowdebug.protocols.mcp.tools import tool_from_mcp, tool_to_mcp
 
 __all__ = [
     "CODEC",
@@ -386,7 +388,7 @@ class McpCodec:
         return None
 
     def fragment(self, payload: Any) -> tuple[Any, str] | None:
-        """A bare ``CallToolResult`` or a bare ``Tool`` (see :mod:`.mcp_fragment`)."""
+        """A bare ``CallToolResult`` or a bare ``Tool`` (see :mod:`.fragment`)."""
         return fragment(payload)
 
 

@@ -3,9 +3,9 @@
 Calls are ``{id, type: "function", function: {name, arguments: <JSON string>}}`` on the
 assistant message; each result is its own ``{"role": "tool", "tool_call_id", "content"}``
 message. There is no error flag; OpenAI-compatible servers add reasoning and Gemini's thought
-signatures (``openai_chat_compat``). Encoding lives in ``openai_chat_encode`` (parts) and
-``openai_chat_envelope`` (the body around them), decoding in ``openai_chat_decode``, streams
-in ``openai_chat_stream``, pasted fragments in ``openai_chat_fragment``.
+signatures (``parts/__init__.py``). The messages are encoded and decoded in ``parts/``, the
+bodies around them in ``request.py`` and ``response.py``, tools in ``tools.py``, usage in
+``usage.py``, streams in ``stream.py``, pasted fragments in ``fragment.py``.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from typing import Any
 
 from flowdebug.model import Conversation, ModelResponse
 from flowdebug.protocols.base import Converted, Kind, Warnings
-from flowdebug.protocols.openai_chat.body import decode_completion, decode_request
-from flowdebug.protocols.openai_chat.decode import PROTOCOL
-from flowdebug.protocols.openai_chat.envelope import encode_completion, encode_request
 from flowdebug.protocols.openai_chat.facts import FACTS
 from flowdebug.protocols.openai_chat.fragment import fragment
+from flowdebug.protocols.openai_chat.parts.decode import PROTOCOL
+from flowdebug.protocols.openai_chat.request import decode_request, encode_request
+from flowdebug.protocols.openai_chat.response import decode_completion, encode_completion
 from flowdebug.protocols.openai_chat.stream import chunks_to_completion, completion_to_chunks
 
 # Top-level keys of the other protocols' payloads (Anthropic, Responses, Gemini, Bedrock, MCP).

@@ -6,9 +6,9 @@ import re
 
 from flowdebug.protocols.facts import BareTool, Facts, Fields, Snippet, Terms
 from flowdebug.protocols.openai_chat import errors
-from flowdebug.protocols.openai_chat.arguments import stream_arguments
 from flowdebug.protocols.openai_chat.finetune import FORMAT, finetune_example
 from flowdebug.protocols.openai_chat.rules import LINT
+from flowdebug.protocols.openai_chat.stream import stream_arguments
 
 SNIPPET = Snippet(
     "openai",

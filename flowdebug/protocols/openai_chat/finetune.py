@@ -20,7 +20,7 @@ from typing import Any
 
 from flowdebug.model import Conversation
 from flowdebug.protocols.base import Converted, Warnings
-from flowdebug.protocols.openai_chat.envelope import encode_request
+from flowdebug.protocols.openai_chat.request import encode_request
 
 PROTOCOL = "openai-chat"
 FORMAT = "openai-finetune"

@@ -1,9 +1,9 @@
 """OpenAI Chat Completions streaming: a ``chat.completion`` object <-> its chunk list.
 
-Works on wire dicts only. ``openai_chat`` encodes a response to a ChatCompletion and splits
-it here into ``chat.completion.chunk`` objects; decoding assembles the chunks back into a
-ChatCompletion and decodes that, so a stream and a response of the same turn always decode
-to the same canonical value.
+Works on wire dicts only. :mod:`flowdebug.protocols.openai_chat.response` encodes a response
+to a ChatCompletion and splits it here into ``chat.completion.chunk`` objects; decoding
+assembles the chunks back into a ChatCompletion and decodes that, so a stream and a response
+of the same turn always decode to the same canonical value.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flowdebug.errors import CodecError
-from flowdebug.protocols.base import Warnings, expect, require
-from flowdebug.protocols.openai_chat.compat import REASONING_FIELDS
+from flowdebug.protocols.base import Warnings, dig, expect, require
+from flowdebug.protocols.facts import ArgumentSlots
+from flowdebug.protocols.openai_chat.parts import REASONING_FIELDS
 
 PROTOCOL = "openai-chat"
 
@@ -234,3 +235,16 @@ def _completion(acc: _Accumulator) -> dict[str, Any]:
     if acc.usage is not None:
         completion["usage"] = acc.usage
     return completion
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def stream_arguments(event: Any, slots: ArgumentSlots) -> None:
+    """Feeds the argument fragments ``event`` carries, if any, into ``slots``."""
+    for choice in _list(dig(event, "choices")):
+        for call in _list(dig(choice, "delta", "tool_calls")):
+            key = (dig(choice, "index"), dig(call, "index"))
+            slots.open(key)
+            slots.append(key, dig(call, "function", "arguments"))

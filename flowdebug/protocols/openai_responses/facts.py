@@ -6,8 +6,8 @@ import re
 
 from flowdebug.protocols.facts import BareTool, Facts, Fields, Snippet, Terms, TokenCount, kept
 from flowdebug.protocols.openai_responses import errors
-from flowdebug.protocols.openai_responses.arguments import stream_arguments
 from flowdebug.protocols.openai_responses.rules import LINT
+from flowdebug.protocols.openai_responses.stream import stream_arguments
 
 SNIPPET = Snippet(
     "openai",

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flowdebug.protocols.openai_responses.fields import DEFAULT_MODEL, derived_id
 from flowdebug.protocols.openai_responses.hosted import HOSTED_NAMES, HOSTED_REPLIES
+from flowdebug.protocols.openai_responses.parts import DEFAULT_MODEL, derived_id
 
 # Items only a Response's output holds (the model wrote them); everything else is input.
 _OUTPUT_ITEMS = {"function_call", "custom_tool_call", "reasoning", *HOSTED_NAMES}

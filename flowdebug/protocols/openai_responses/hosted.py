@@ -16,7 +16,7 @@ from typing import Any
 
 from flowdebug.model import HostedCall, HostedResult, Image, Part, Text
 from flowdebug.protocols.base import Warnings, require
-from flowdebug.protocols.openai_responses.fields import PROTOCOL, own
+from flowdebug.protocols.openai_responses.parts import PROTOCOL, own
 from flowdebug.protocols.wire_helpers import arguments_from_text
 
 # Item type -> the canonical hosted tool name. An mcp_call uses the remote tool's own name

@@ -11,8 +11,9 @@ import copy
 from typing import Any
 
 from flowdebug.errors import CodecError
-from flowdebug.protocols.base import Warnings, expect, require
-from flowdebug.protocols.openai_responses.fields import PROTOCOL
+from flowdebug.protocols.base import Warnings, dig, expect, require
+from flowdebug.protocols.facts import ArgumentSlots
+from flowdebug.protocols.openai_responses.parts import PROTOCOL
 
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
@@ -267,3 +268,12 @@ def events_to_response(events: Any, w: Warnings) -> tuple[dict[str, Any], list[s
 
 def _str(event: dict[str, Any], key: str, path: str) -> str:
     return require(PROTOCOL, event, key, path, str)
+
+
+def stream_arguments(event: Any, slots: ArgumentSlots) -> None:
+    """Feeds the argument fragment ``event`` carries, if any, into ``slots``."""
+    kind, index = dig(event, "type"), dig(event, "output_index")
+    if kind == "response.output_item.added" and dig(event, "item", "type") == "function_call":
+        slots.open(index)
+    elif kind == "response.function_call_arguments.delta" and slots.is_open(index):
+        slots.append(index, dig(event, "delta"))

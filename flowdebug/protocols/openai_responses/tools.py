@@ -13,8 +13,8 @@ from typing import Any
 from flowdebug.errors import CodecError
 from flowdebug.model import Tool, ToolChoice
 from flowdebug.protocols.base import Warnings, expect, require
-from flowdebug.protocols.openai_responses.encode import ItemEncoder
-from flowdebug.protocols.openai_responses.fields import PROTOCOL, details, extras, own
+from flowdebug.protocols.openai_responses.parts import PROTOCOL, details, extras, own
+from flowdebug.protocols.openai_responses.parts.encode import ItemEncoder
 
 _TOOL_KEYS = {"type", "name", "description", "parameters", "strict", "output_schema"}
 

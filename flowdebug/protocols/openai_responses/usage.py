@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from flowdebug.protocols.base import Warnings, expect, require
-from flowdebug.protocols.openai_responses.fields import PROTOCOL
+from flowdebug.protocols.openai_responses.parts import PROTOCOL
 
 CARRIED = {
     "input_tokens",

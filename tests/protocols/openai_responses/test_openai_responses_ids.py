@@ -9,9 +9,9 @@ import random
 import pytest
 
 from flowdebug.model import Conversation, Message, Text
-from flowdebug.protocols.openai_responses import fields
+from flowdebug.protocols.openai_responses import parts as item_parts
 from flowdebug.protocols.openai_responses.codec import CODEC
-from flowdebug.protocols.openai_responses.fields import DerivedIds, derived_id
+from flowdebug.protocols.openai_responses.parts import DerivedIds, derived_id
 from tests import cases
 
 NAME = "openai-responses"
@@ -70,7 +70,7 @@ def test_encoded_and_decoded_requests_are_those_of_the_plain_search(
     conv = _replies(texts, explicit if with_explicit else None)
     fast = CODEC.encode_request(conv).value
     fast_back = CODEC.decode_request(fast).value
-    monkeypatch.setattr(fields.DerivedIds, "next", _plain_next)
+    monkeypatch.setattr(item_parts.DerivedIds, "next", _plain_next)
     plain = CODEC.encode_request(conv).value
     assert fast == plain
     assert fast_back == CODEC.decode_request(plain).value
@@ -93,7 +93,7 @@ def test_a_thousand_equal_messages_take_a_few_digests_each_not_one_per_earlier_o
         digests += 1
         return derived_id(prefix, basis)
 
-    monkeypatch.setattr(fields, "derived_id", counted)
+    monkeypatch.setattr(item_parts, "derived_id", counted)
     payload = CODEC.encode_request(_replies(["ok"] * 1000)).value
     assert digests <= 2 * 1000  # the plain search: 1 + 2 + ... + 1000, half a million
     digests = 0

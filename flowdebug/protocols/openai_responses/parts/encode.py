@@ -1,6 +1,6 @@
 """OpenAI Responses items: canonical messages -> the flat ``input`` / ``output`` item list
-(decoding is in :mod:`.decode`, the field helpers both share in :mod:`.fields`, vendor-run
-items in :mod:`.hosted`).
+(decoding is in :mod:`.decode`, the field helpers both share in the package, vendor-run items
+in :mod:`flowdebug.protocols.openai_responses.hosted`).
 
 A Responses conversation is a list of items, not of turns: messages (``role`` + content),
 ``reasoning``, ``function_call`` and ``function_call_output``. Calls and outputs pair on
@@ -28,14 +28,10 @@ from flowdebug.model import (
     ToolCall,
     ToolResult,
 )
-from flowdebug.protocols.base import (
-    Warnings,
-    foreign_thinking,
-    safe_call_id,
-    safe_name,
-)
+from flowdebug.protocols.base import Warnings, foreign_thinking, safe_call_id, safe_name
 from flowdebug.protocols.error_results import error_output, warn_if_read_as_error
-from flowdebug.protocols.openai_responses.fields import (
+from flowdebug.protocols.openai_responses.hosted import HostedEncoder
+from flowdebug.protocols.openai_responses.parts import (
     CALL_KEYS,
     OUTPUT_KEYS,
     PROTOCOL,
@@ -48,7 +44,6 @@ from flowdebug.protocols.openai_responses.fields import (
     own,
     reasoning_basis,
 )
-from flowdebug.protocols.openai_responses.hosted import HostedEncoder
 from flowdebug.protocols.warning_codes import WarningCode
 
 

@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions, canonical -> wire: request bodies and ChatCompletion objects.
+"""OpenAI Chat Completions, canonical -> wire: the messages of a request and a ChatCompletion.
 
 What OpenAI Chat cannot carry becomes a warning: thinking_dropped,
 thinking_signature_dropped, image_dropped (images outside user and tool turns),
@@ -32,24 +32,23 @@ from flowdebug.model import (
     ToolResult,
 )
 from flowdebug.protocols.base import Warnings, safe_call_id, safe_name
-from flowdebug.protocols.openai_chat.compat import encode_extra_content, reasoning_field
-from flowdebug.protocols.openai_chat.tool_message import tool_message
+from flowdebug.protocols.openai_chat.parts import (
+    PROTOCOL,
+    encode_extra_content,
+    own_details,
+    reasoning_field,
+)
+from flowdebug.protocols.openai_chat.parts.tool_message import tool_message
 
-PROTOCOL = "openai-chat"
 DEFAULT_MODEL = "gpt-4.1"
 # `created` of an encoded response when the turn did not come from OpenAI: fixed, so the same
 # turn always encodes to the same bytes.
 CREATED = 1767225600
 
 
-def _own(details: dict[str, Any] | None) -> dict[str, Any]:
-    value = (details or {}).get(PROTOCOL)
-    return value if isinstance(value, dict) else {}
-
-
 def own_extra(details: dict[str, Any] | None) -> dict[str, Any]:
     """Message fields a compatible server added, kept verbatim by the decoder."""
-    extra = _own(details).get("extra")
+    extra = own_details(details).get("extra")
     return extra if isinstance(extra, dict) else {}
 
 
@@ -261,8 +260,8 @@ class Encoder:
             self.w.add("image_dropped", path, "the image has neither url nor data")
             return None
         image_url: dict[str, Any] = {"url": url}
-        if "detail" in _own(image.provider_details):
-            image_url["detail"] = _own(image.provider_details)["detail"]
+        if "detail" in own_details(image.provider_details):
+            image_url["detail"] = own_details(image.provider_details)["detail"]
         return {"type": "image_url", "image_url": image_url}
 
     def call(self, call: ToolCall, path: str) -> dict[str, Any]:
@@ -285,8 +284,8 @@ class Encoder:
         """The wire messages for one canonical message (a tool batch becomes several)."""
         parts = self.parts(msg, path)
         extra = (
-            {"name": _own(msg.provider_details)["name"]}
-            if "name" in _own(msg.provider_details)
+            {"name": own_details(msg.provider_details)["name"]}
+            if "name" in own_details(msg.provider_details)
             else {}
         )
         match msg.role:
@@ -305,7 +304,7 @@ class Encoder:
             case "system":
                 role = (
                     "developer"
-                    if _own(msg.provider_details).get("role") == "developer"
+                    if own_details(msg.provider_details).get("role") == "developer"
                     else "system"
                 )
                 return [*parts.results, {"role": role, **extra, "content": _content(parts.content)}]

@@ -1,4 +1,5 @@
-"""OpenAI Responses wire fields shared by the item, hosted and envelope modules: where our
+"""OpenAI Responses items <-> canonical parts (:mod:`.encode`, :mod:`.decode`), and the wire
+fields they share with the hosted, request and response modules: where our
 own details ride, the ids we make up (and recognise) and call arguments (error results:
 :mod:`flowdebug.protocols.error_results`)."""
 

@@ -1,4 +1,5 @@
-"""Reading MCP JSON-RPC messages in wire order into a canonical conversation.
+"""MCP ``tools/call`` requests <-> canonical calls, and JSON-RPC messages read in wire order into
+a canonical conversation (what decoding a transcript regroups is warned before it happens).
 
 Calls and results pair by the ``tools/call`` JSON-RPC id. A task-augmented call (MCP
 2025-11-25 "tasks" utility: ``params.task``) is answered at once with a ``CreateTaskResult``
@@ -17,14 +18,18 @@ from typing import Any
 from flowdebug.errors import CodecError
 from flowdebug.model import Conversation, Message, Tool, ToolCall, ToolResult
 from flowdebug.protocols.base import Warnings, expect, require
-from flowdebug.protocols.mcp.convert import (
+from flowdebug.protocols.mcp.parts import (
     PROTOCOL,
-    call_from_mcp,
-    error_from_mcp,
-    result_from_mcp,
+    extra_details,
+    optional,
+    own_details,
     rpc_id,
-    tool_from_mcp,
+    safe_rpc_id,
+    safe_tool_name,
+    warn_foreign,
+    without_keys,
 )
+from flowdebug.protocols.mcp.response import error_from_mcp, result_from_mcp
 from flowdebug.protocols.mcp.tasks import (
     TASK_BOOKKEEPING,
     TERMINAL,
@@ -32,6 +37,7 @@ from flowdebug.protocols.mcp.tasks import (
     related_task,
     with_task,
 )
+from flowdebug.protocols.mcp.tools import tool_from_mcp
 
 CLIENT, SERVER = "client->server", "server->client"
 # Methods outside the tool cycle that every session has; skipped without a warning.
@@ -225,3 +231,113 @@ def _guess_method(msg: dict[str, Any]) -> str | None:
     if isinstance(result, dict) and ("tasks" in result or "taskId" in result):
         return "tasks/get"
     return None
+
+
+_PARAM_KEYS = frozenset({"name", "arguments"})
+
+
+def call_to_mcp(call: ToolCall, w: Warnings | None = None, path: str = "call") -> dict[str, Any]:
+    """A canonical call as a ``tools/call`` JSON-RPC request whose id is the call id."""
+    w = w if w is not None else Warnings(PROTOCOL)
+    warn_foreign(w, call.provider_details, path)
+    if call.raw_arguments is not None:
+        w.add(
+            "raw_arguments_dropped",
+            path,
+            "MCP arguments are an object; the unparsed "
+            f"arguments {call.raw_arguments!r} are not sent",
+        )
+    params = {
+        **without_keys(own_details(call.provider_details), _PARAM_KEYS),
+        "name": safe_tool_name(w, call.name, f"{path}.name"),
+        "arguments": call.arguments,
+    }
+    return {
+        "jsonrpc": "2.0",
+        "id": safe_rpc_id(w, call.id, f"{path}.id"),
+        "method": "tools/call",
+        "params": params,
+    }
+
+
+def call_from_mcp(msg: Any, path: str = "$") -> ToolCall:
+    """A ``tools/call`` JSON-RPC request as a canonical call (id: the JSON-RPC id as text)."""
+    expect(PROTOCOL, msg, path, dict)
+    params = require(PROTOCOL, msg, "params", path, dict)
+    return ToolCall(
+        id=rpc_id(msg, path),
+        name=require(PROTOCOL, params, "name", f"{path}.params", str),
+        arguments=optional(params, "arguments", f"{path}.params", dict) or {},
+        provider_details=extra_details(params, _PARAM_KEYS),
+    )
+
+
+Slot = tuple[int, int]  # (message index, part index) in the conversation being encoded
+
+
+def regroup(carried: list[tuple[str, Slot]]) -> list[tuple[str, list[Slot]]]:
+    """The messages (role, parts) decoding gives for ``carried`` ("call"/"result", slot)."""
+    out: list[tuple[str, list[Slot]]] = []
+    calls: list[Slot] = []
+    results: list[Slot] = []
+    for what, slot in carried:
+        if what == "call":
+            if results:
+                out += _flush(calls, results)
+                calls, results = [], []
+            calls.append(slot)
+        else:
+            results.append(slot)
+    return out + _flush(calls, results)
+
+
+def _flush(calls: list[Slot], results: list[Slot]) -> list[tuple[str, list[Slot]]]:
+    return [("assistant", calls)] * bool(calls) + [("tool", results)] * bool(results)
+
+
+def warn_regrouped(conv: Conversation, carried: list[tuple[str, Slot]], w: Warnings) -> None:
+    """``messages_regrouped`` for what decoding will not give back in place: the whole
+    ``messages`` list when the number of messages changes (everything after the first change
+    moves), else each message whose role or parts change."""
+    back = regroup(carried)
+    n = len(conv.messages)
+    broken = [i for i, m in enumerate(conv.messages) if not _intact(i, len(m.parts), m.role, back)]
+    if not broken and len(back) == n:
+        return
+    if len(back) != n:
+        kept = {i for _, (i, _) in carried}
+        empty = [i for i in broken if i not in kept]
+        named = ", ".join(f"messages[{i}] ({conv.messages[i].role})" for i in empty[:4])
+        more = f" and {len(empty) - 4} more" if len(empty) > 4 else ""
+        w.add(
+            "messages_regrouped",
+            "messages",
+            f"MCP rebuilds the history from tool calls and results: {n} messages read back as "
+            f"{len(back)}" + (f"; nothing of {named}{more} is carried" if empty else ""),
+        )
+        return
+    for i in broken:
+        roles = " and ".join(sorted({back[k][0] for k in _targets(i, back)})) or "nothing"
+        w.add(
+            "messages_regrouped",
+            f"messages[{i}]",
+            f"MCP rebuilds the history from tool calls and results: this "
+            f"{conv.messages[i].role} message reads back as {roles}",
+        )
+
+
+def _intact(i: int, n_parts: int, role: str, back: list[tuple[str, list[Slot]]]) -> bool:
+    # Slots come in emission order, so first, last and count pin the whole list.
+    if i >= len(back) or not n_parts:
+        return False
+    got_role, slots = back[i]
+    return (
+        got_role == role
+        and len(slots) == n_parts
+        and slots[0] == (i, 0)
+        and slots[-1] == (i, n_parts - 1)
+    )
+
+
+def _targets(i: int, back: list[tuple[str, list[Slot]]]) -> list[int]:
+    return [k for k, (_, slots) in enumerate(back) if any(m == i for m, _ in slots)]

@@ -16,11 +16,11 @@ from typing import Any, Protocol, assert_never
 from flowdebug.model import Image, Text, ToolResult
 from flowdebug.protocols.base import Warnings
 from flowdebug.protocols.error_results import error_output, warn_if_read_as_error
-from flowdebug.protocols.openai_chat.compat import PROTOCOL
+from flowdebug.protocols.openai_chat.parts import PROTOCOL
 
 
 class Names(Protocol):
-    """What a tool message needs of the encode it belongs to (``openai_chat_encode.Encoder``)."""
+    """What a tool message needs of the encode it belongs to (:class:`.encode.Encoder`)."""
 
     w: Warnings
     legacy: bool

@@ -10,7 +10,8 @@ from flowdebug.errors import CodecError
 from flowdebug.model import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 from flowdebug.protocols.base import Warnings, expect, require
 from flowdebug.protocols.error_results import error_message
-from flowdebug.protocols.openai_responses.fields import (
+from flowdebug.protocols.openai_responses.hosted import HOSTED_NAMES, HOSTED_REPLIES, decode_hosted
+from flowdebug.protocols.openai_responses.parts import (
     CALL_KEYS,
     OUTPUT_KEYS,
     PROTOCOL,
@@ -22,7 +23,6 @@ from flowdebug.protocols.openai_responses.fields import (
     joined,
     reasoning_basis,
 )
-from flowdebug.protocols.openai_responses.hosted import HOSTED_NAMES, HOSTED_REPLIES, decode_hosted
 from flowdebug.protocols.wire_helpers import arguments_from_text
 
 

@@ -22,13 +22,7 @@ from flowdebug.model import (
 )
 from flowdebug.protocols import wire_helpers
 from flowdebug.protocols.anthropic import hosted as anthropic_hosted
-from flowdebug.protocols.base import (
-    Renamer,
-    Warnings,
-    expect,
-    foreign_signature,
-    require,
-)
+from flowdebug.protocols.base import Renamer, Warnings, expect, foreign_signature, require
 from flowdebug.protocols.warning_codes import WarningCode
 from flowdebug.protocols.wire_helpers import with_extra
 

@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions, wire -> canonical: request bodies and ChatCompletion objects.
+"""OpenAI Chat Completions, wire -> canonical: the messages of a request and a ChatCompletion.
 
 Malformed input raises CodecError with the JSON path of the offending value. Each field is
 type-checked here as it is read, so the canonical parts are built as plain dicts and the
@@ -15,14 +15,13 @@ from pydantic import ValidationError
 from flowdebug.errors import CodecError, json_path
 from flowdebug.protocols.base import Warnings, expect, require
 from flowdebug.protocols.error_results import error_message
-from flowdebug.protocols.openai_chat.compat import (
+from flowdebug.protocols.openai_chat.parts import (
+    PROTOCOL,
     REASONING_FIELDS,
     decode_extra_content,
     decode_reasoning,
 )
 from flowdebug.protocols.wire_helpers import arguments_from_text
-
-PROTOCOL = "openai-chat"
 
 _ASSISTANT_KEYS = {
     "role",

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flowdebug.protocols.bedrock.facts import BLOCK_NAMES, EVENT_NAMES, OWN_BLOCKS
+from flowdebug.protocols.bedrock.parts import BLOCK_NAMES, OWN_BLOCKS
+from flowdebug.protocols.bedrock.stream import EVENT_NAMES
 
 # Top-level keys of a ConverseRequest (botocore) besides messages.
 REQUEST_KEYS = frozenset(
