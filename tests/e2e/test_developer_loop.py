@@ -20,6 +20,7 @@ SCHEMA = {
     "properties": {p: {"type": "string"} for p in ("origin", "destination", "date")},
     "required": ["origin", "destination", "date"],
 }
+SCHEMA_TEXT = json.dumps(SCHEMA, indent=2)
 
 pytestmark = pytest.mark.browser
 
@@ -37,24 +38,27 @@ def typed(page, key: str, text: str) -> None:
     box.press("Tab")  # the widget sends its value when it loses focus
 
 
-def test_a_tool_of_your_own_is_called_from_the_prompt_and_a_description_edit_re_runs_the_turn(
-    page, server
-):
+def new_session(page, server: str, **fields: str) -> None:
+    """Open the app, then a new session made on the Sessions page: the prompt, a tool named
+    search_flights and the form's other ``fields`` (by widget key)."""
     page.goto(server, wait_until="domcontentloaded")
     page.locator(".st-key-step button").first.wait_for()
     wait_idle(page)
-
-    # A new session: the prompt and a tool typed in the form.
     go(page, "Sessions", ".st-key-sess_pick")
     page.get_by_text("New session: your own prompt and tools").click()
     wait_idle(page)
-    typed(page, "new_user", PROMPT)
-    typed(page, "new_tool_name_0", "search_flights")
-    typed(page, "new_tool_desc_0", VAGUE)
-    typed(page, "new_tool_schema_0", json.dumps(SCHEMA, indent=2))
+    for key, text in {"new_user": PROMPT, "new_tool_name_0": "search_flights", **fields}.items():
+        typed(page, key, text)
     wait_idle(page)
     page.locator(".st-key-new_create button").click()
     page.get_by_text(f"Created “{PROMPT}” and opened it").wait_for()
+    wait_idle(page)  # the rest of the page is drawn after the message
+
+
+def test_a_tool_of_your_own_is_called_from_the_prompt_and_a_description_edit_re_runs_the_turn(
+    page, server
+):
+    new_session(page, server, **{"new_tool_desc_0": VAGUE, "new_tool_schema_0": SCHEMA_TEXT})
     chooser = page.get_by_role("combobox", name="Session")
     assert chooser.input_value().startswith(PROMPT)  # the chooser shows the session just made
 
@@ -104,17 +108,7 @@ def test_a_scenarios_tool_edited_after_a_tool_of_your_own_keeps_its_handler_afte
     """From a session of your own (a fixed reply) to a scenario (a Python function): after a
     description edit and a Step, the Tools page still shows the function, and a second edit
     saves (the field came back empty and the save was refused)."""
-    page.goto(server, wait_until="domcontentloaded")
-    page.locator(".st-key-step button").first.wait_for()
-    wait_idle(page)
-    go(page, "Sessions", ".st-key-sess_pick")
-    page.get_by_text("New session: your own prompt and tools").click()
-    wait_idle(page)
-    typed(page, "new_user", PROMPT)
-    typed(page, "new_tool_name_0", "search_flights")
-    wait_idle(page)
-    page.locator(".st-key-new_create button").click()
-    page.get_by_text(f"Created “{PROMPT}” and opened it").wait_for()
+    new_session(page, server)
     go(page, "Tools", ".st-key-tools_undo")
     assert page.get_by_role("combobox", name="Kind").input_value() == "fixed"
 
