@@ -25,7 +25,7 @@ from flowdebug.views.history import (
     register,
     revision,
 )
-from ui import common, flash, tokens
+from ui import browser, common, flash, tokens
 
 PAGE = 25  # messages shown at once: a long history stays quick
 ROLE_ICONS = {"user": "🧑", "assistant": "🤖", "tool": "🛠️", "system": "⚙️"}
@@ -70,11 +70,23 @@ def _insert(i: int) -> None:
     )
 
 
+def _name_saved(fork: str, parent: str, branch: str) -> None:
+    """Name a saved fork after its parent and its branch, so the Sessions list tells it
+    apart (the store's default is "session" and the time)."""
+    try:
+        store = common.store()
+        mine = browser.owner()
+        store.rename(fork, f"{store.info(parent, owner=mine).name} · {branch}", owner=mine)
+    except FlowdebugError:  # the fork stays under the store's name
+        pass
+
+
 def _fork(i: int) -> None:
     branches = st.session_state.setdefault("fd_branches", {})
     parent = common.session().state.id
     name, fork = add_fork(branches, common.session(), i)
     common.set_session(fork, parent=parent)
+    _name_saved(fork.state.id, parent, name)
     st.session_state.branch = name
     flash.say(f"Forked after message {i}: now on branch “{name}”.")
 
@@ -90,6 +102,7 @@ def _rerun(i: int) -> None:
     branches = st.session_state.setdefault("fd_branches", {})
     name = add_branch(branches, current, again.fork, f"re-run after message {i}")
     common.set_session(again.fork, parent=current.state.id)
+    _name_saved(again.fork.state.id, current.state.id, name)
     st.session_state.branch = name
     st.session_state.rerun_view = again
     flash.say(f"Re-ran the turn after message {i}: now on “{name}”.")
