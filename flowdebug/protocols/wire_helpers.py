@@ -65,3 +65,40 @@ def arguments_from_text(text: str) -> tuple[dict[str, Any], str | None]:
     except ValueError:
         return {}, text
     return (value, None) if isinstance(value, dict) else ({}, text)
+
+
+def results_left_out(parts: list[Any], w: Warnings, why: str) -> None:
+    """Warn ``tool_result_dropped`` at each result of a model turn's ``parts`` (a model turn
+    holds none), and ``parts_shifted`` when parts after a left-out one move up."""
+    gone = [j for j, p in enumerate(parts) if p.kind == "tool_result"]
+    for j in gone:
+        w.add("tool_result_dropped", f"message.parts[{j}]", why)
+    if gone and any(p.kind != "tool_result" for p in parts[gone[0] + 1 :]):
+        w.add("parts_shifted", "message", "the parts after a left-out result move up")
+
+
+def stop_filled_in(resp: Any, w: Warnings, derived: str | None = None) -> str:
+    """The stop reason sent for a turn (a ``ModelResponse``) that has none where the target
+    requires one: ``derived`` when given, else ``tool_use`` if it holds calls, else
+    ``end_turn``; warned, since it reads back where the source had none."""
+    derived = derived or ("tool_use" if resp.message.tool_calls else "end_turn")
+    w.add(
+        "stop_reason_filled_in",
+        "stop_reason",
+        f"the turn has no stop reason and {known(w.protocol).short} requires one; sent as "
+        f"{derived}",
+    )
+    return derived
+
+
+def empty_user_joined(path: str, w: Warnings) -> None:
+    """The empty user message at ``path`` joined the user turn of results (the target's roles
+    alternate): read back, it is gone and the messages after it move up."""
+    w.add("messages_merged", path, "an empty user message joins the user turn of the results")
+    w.add("messages_renumbered", "messages", f"the messages after {path} move up")
+
+
+def tool_metadata(tool: Any) -> list[str]:
+    """The fields of a canonical ``Tool`` a vendor without them leaves out (set, even when
+    empty: an empty ``output_schema`` is still one)."""
+    return [f for f in ("title", "annotations", "output_schema") if getattr(tool, f) is not None]

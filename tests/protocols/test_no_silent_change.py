@@ -60,8 +60,20 @@ def covered(path: str, warnings: list[ConversionWarning]) -> bool:
     return False
 
 
+def _inside(path: str, warnings: list[ConversionWarning]) -> bool:
+    return any(_prefix(w.path).startswith((path + ".", path + "[")) for w in warnings)
+
+
 def silent(before: dict[str, Any], after: dict[str, Any], warnings) -> list[str]:
-    return sorted(p for p in changed_paths(before, after) if not covered(p, warnings))
+    """The changed paths no warning names. A list or object emptied (or filled) shows as a
+    leaf of its own: it is named when its elements are (a warning inside it)."""
+    a, b = leaves(before), leaves(after)
+    emptied = {p for p, v in (a | b).items() if v in ([], {})}
+    return sorted(
+        p
+        for p in changed_paths(before, after)
+        if not covered(p, warnings) and not (p in emptied and _inside(p, warnings))
+    )
 
 
 def convert_canonical(value: Conversation | ModelResponse, target: str):
@@ -145,7 +157,7 @@ SCHEMAS = [
 ]
 
 # Which vendors make each rewrite (a vendor that starts or stops rewriting changes this table).
-REWRITTEN_BY = {OBJECT_ROOT.code: {"anthropic", "bedrock"}}
+REWRITTEN_BY = {OBJECT_ROOT.code: {"anthropic", "bedrock", "mcp"}}
 
 
 def _declaring(schema: dict[str, Any]) -> Conversation:

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from flowdebug.model import Text, Thinking, ToolCall
+from flowdebug.errors import CodecError
+from flowdebug.model import Text, Thinking, ToolCall, ToolResult
 from flowdebug.protocols import PROTOCOLS
 from flowdebug.protocols.convert import decode, encode
 from tests.paths import FIXTURES, REAL
@@ -175,6 +176,60 @@ def test_anthropic_tool_types_are_client_tools_unless_documented_server_tools() 
     assert [t.name for t in got.conversation.tools] == ["garden"]  # type: ignore[union-attr]
 
 
+def _shape(name: str) -> object:
+    return json.loads((FIXTURES / "shapes" / name).read_text())
+
+
+def test_responses_item_references_with_or_without_type_are_left_out_by_name() -> None:
+    got = decode(_shape("openai-responses.request.item-reference.json"))
+    assert (got.protocol, got.kind) == ("openai-responses", "request")
+    assert [(w.code, w.path) for w in got.warnings] == [
+        ("item_reference_dropped", "$.input[0]"),
+        ("item_reference_dropped", "$.input[1]"),
+    ]
+    assert "msg_67cb5c4b0e0c8190a9b3e8b4a6f6c7d8" in got.warnings[0].message
+    [message] = got.conversation.messages  # type: ignore[union-attr]
+    assert (message.role, message.parts) == ("user", [Text(text="And in Tokyo?")])
+
+
+def _outputs(*items: dict[str, object]) -> dict[str, object]:
+    def call(call_id: str, name: str) -> dict[str, object]:
+        return {"type": "function_call", "call_id": call_id, "name": name, "arguments": "{}"}
+
+    return {"model": "gpt-4.1", "input": [call("c1", "a"), call("c2", "b"), *items]}
+
+
+def test_responses_output_without_call_id_answers_the_earliest_unanswered_call() -> None:
+    got = decode(_shape("openai-responses.request.function-call-output-without-call-id.json"))
+    assert [(w.code, w.path) for w in got.warnings] == [("tool_call_id_missing", "$.input[2]")]
+    assert "call_12345xyz" in got.warnings[0].message
+    [result] = got.conversation.messages[-1].parts  # type: ignore[union-attr]
+    assert isinstance(result, ToolResult)
+    assert (result.call_id, result.name) == ("call_12345xyz", "get_weather")
+    # Without a name, the earliest call no output answered; with one, the earliest of that name.
+    output = {"type": "function_call_output", "output": "ok"}
+    got = decode(_outputs({**output, "call_id": "c1"}, output), "openai-responses")
+    assert [p.call_id for p in got.conversation.messages[-1].parts] == ["c1", "c2"]  # type: ignore[union-attr]
+    got = decode(_outputs({**output, "name": "b"}, output), "openai-responses")
+    assert [p.call_id for p in got.conversation.messages[-1].parts] == ["c2", "c1"]  # type: ignore[union-attr]
+
+
+def test_responses_output_without_call_id_and_nothing_to_answer_is_refused_by_path() -> None:
+    output = {"type": "function_call_output", "output": "ok"}
+    with pytest.raises(CodecError) as err:
+        decode(_outputs(output, output, output), "openai-responses")
+    assert err.value.path == "$.input[4].call_id"
+    assert "no earlier call is unanswered" in str(err.value)
+
+
+def test_chat_completion_without_choices_reads_as_an_empty_turn_and_says_so() -> None:
+    got = decode(_shape("openai-chat.response.no-choices.json"))
+    assert (got.protocol, got.kind) == ("openai-chat", "response")
+    assert [(w.code, w.path) for w in got.warnings] == [("no_choices", "$.choices")]
+    assert got.response.message.parts == []  # type: ignore[union-attr]
+    assert got.response.stop_reason is None  # type: ignore[union-attr]
+
+
 SHAPES = sorted(p.name for p in (FIXTURES / "shapes").glob("*.json"))
 # Real payloads whose conversion the target's SDK rejected (issue 31): Anthropic web search
 # with citations streamed to Responses, a Responses answer with MCP items and reasoning.
@@ -199,7 +254,7 @@ def test_every_shape_is_read_and_converts_to_every_protocol_as_its_sdk_accepts(
         # A model turn in MCP is its calls as JSON-RPC requests (SSE messages when streamed).
         from tests.protocols.mcp.test_mcp import validate_message
 
-        assert out
+        assert len(out) == len(decoded.response.message.tool_calls)  # type: ignore[union-attr]
         for message in out:
             validate_message(message.get("data", message), None)
         return

@@ -32,6 +32,7 @@ from flowdebug.protocols.anthropic.tools import (
 )
 from flowdebug.protocols.base import Converted, Warnings, expect, require
 from flowdebug.protocols.models import own_model
+from flowdebug.protocols.wire_helpers import empty_user_joined
 
 REQUEST_FIELDS = (
     "model", "max_tokens", "system", "temperature", "tools", "tool_choice", "messages",
@@ -46,6 +47,8 @@ def encode_request(conv: Conversation) -> Converted[Any]:
     names = Renamer(PROTOCOL, w)
     extra = own(conv.provider_details, w, "provider_details")
     system = [conv.system] if conv.system else []
+    if conv.system == "":
+        w.add("system_dropped", "system", "an empty system prompt is not sent")
     tools = [encode_tool(t, f"tools[{i}]", w, names) for i, t in enumerate(conv.tools)]
     choice = encode_choice(conv.tool_choice, w, names) if conv.tool_choice else None
     messages = _encode_messages(conv.messages, w, names, system)
@@ -127,7 +130,9 @@ def _encode_messages(
                     if out or system
                     else f"the leading system message {path} became the top-level system prompt",
                 )
-                if i < len(messages) - 1 and not any(m.role == "system" for m in messages[:i]):
+                if i == len(messages) - 1:
+                    w.add("system_moved", path, f"{path} leaves the message list")
+                elif not any(m.role == "system" for m in messages[:i]):
                     # the messages after it move up one place when it leaves the list
                     w.add(
                         "messages_renumbered",
@@ -153,6 +158,8 @@ def _encode_messages(
                     # Text before the results: the API merges consecutive user turns, so
                     # send the one turn it would see, in this order (the linter flags it).
                     before = out[-1]["content"]
+                    if not before:
+                        empty_user_joined(f"messages[{i - 1}]", w)
                     if isinstance(before, str):
                         before = [{"type": "text", "text": before}]
                     out[-1]["content"] = before + results + others
@@ -162,6 +169,8 @@ def _encode_messages(
                 out.append(open_results)
                 continue
             case "user" if open_results is not None:
+                if not blocks:
+                    empty_user_joined(path, w)
                 open_results["content"].extend(blocks)
             case "user":
                 only = blocks[0] if len(blocks) == 1 else None

@@ -37,6 +37,7 @@ from flowdebug.protocols.anthropic.request import CALL_TYPES, model
 from flowdebug.protocols.anthropic.usage import usage, usage_extra
 from flowdebug.protocols.base import Warnings, expect, require
 from flowdebug.protocols.warning_codes import WarningCode
+from flowdebug.protocols.wire_helpers import stop_filled_in
 
 
 def message_id(resp: ModelResponse, w: Warnings) -> str:
@@ -130,6 +131,7 @@ def encode_message(resp: ModelResponse, w: Warnings) -> dict[str, Any]:
                 "image_dropped" if isinstance(part, Image) else "tool_result_dropped"
             )
             w.add(code, path, f"an Anthropic response cannot hold a {part.kind} part")
+            slots.append(None)
             continue
         block = encode_part(part, path, w, names, resp.message.parts)
         slots.append(block)
@@ -154,9 +156,9 @@ def encode_message(resp: ModelResponse, w: Warnings) -> dict[str, Any]:
 def _stop_reason(resp: ModelResponse, raw: Any, w: Warnings) -> str:
     match resp.stop_reason:
         case None if any(isinstance(p, Text) and p.refusal for p in resp.message.parts):
-            return "refusal"
+            return stop_filled_in(resp, w, "refusal")
         case None:
-            return "tool_use" if resp.message.tool_calls else "end_turn"
+            return stop_filled_in(resp, w)
         case "content_filter":
             w.add(
                 "stop_reason_mapped",

@@ -16,6 +16,7 @@ from flowdebug.protocols.anthropic.facts import SERVER_TOOLS
 from flowdebug.protocols.anthropic.parts import PROTOCOL, Renamer, optional, own, stash, with_extra
 from flowdebug.protocols.base import Warnings, expect, require
 from flowdebug.protocols.schema_rewrites import OBJECT_ROOT
+from flowdebug.protocols.wire_helpers import tool_metadata
 
 Mode = Literal["auto", "none", "required", "tool"]
 
@@ -29,7 +30,7 @@ def encode_tool(tool: Tool, path: str, w: Warnings, names: Renamer) -> dict[str,
     out["input_schema"] = schema
     if tool.strict is not None:
         out["strict"] = tool.strict
-    dropped = [f for f in ("title", "annotations", "output_schema") if getattr(tool, f)]
+    dropped = tool_metadata(tool)
     if dropped:
         w.add(
             "tool_metadata_dropped", path, f"Anthropic tools have no {', '.join(dropped)}; not sent"

@@ -29,6 +29,7 @@ from flowdebug.protocols.bedrock.tools import (
     merge_tools,
 )
 from flowdebug.protocols.models import own_model
+from flowdebug.protocols.wire_helpers import empty_user_joined
 
 
 def _split_user_turn(parts: list[Part], kept: list[list[Any]]) -> list[Message]:
@@ -132,6 +133,8 @@ def _messages(
                 # Bedrock: the results of a parallel batch go back in one user message, and
                 # roles alternate, so text the user wrote just before them shares that turn.
                 if i and messages[i - 1].role == "user" and out and out[-1]["role"] == "user":
+                    if not out[-1]["content"]:
+                        empty_user_joined(f"messages[{i - 1}]", w)
                     out[-1]["content"] = out[-1]["content"] + blocks
                     open_results = out[-1]
                     continue
@@ -139,6 +142,8 @@ def _messages(
                 out.append(open_results)
                 continue
             case "user" if open_results is not None:
+                if not blocks:
+                    empty_user_joined(path, w)
                 open_results["content"].extend(blocks)
             case "user" | "assistant":
                 out.append({"role": msg.role, "content": blocks})
@@ -153,6 +158,9 @@ def encode_request(conv: Conversation, w: Warnings) -> dict[str, Any]:
     names = Renamer(PROTOCOL, w)
     extra = own(conv.provider_details, w, "provider_details")
     system_texts = [conv.system] if conv.system else []
+    if conv.system == "":
+        # Converse: a system text block has at least one character.
+        w.add("system_dropped", "system", "an empty system prompt is not sent")
     tools = [encode_tool(t, f"tools[{i}]", w, names) for i, t in enumerate(conv.tools)]
     choice = encode_choice(conv.tool_choice, w, names) if conv.tool_choice else None
     messages = _messages(conv.messages, w, names, system_texts)

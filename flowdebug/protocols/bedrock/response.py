@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from flowdebug.errors import CodecError
-from flowdebug.model import Message, ModelResponse, StopReason, ToolCall, ToolResult
+from flowdebug.model import Message, ModelResponse, StopReason, ToolCall
 from flowdebug.protocols.base import Renamer, Warnings, expect, require
 from flowdebug.protocols.bedrock.parts import PROTOCOL, encode_blocks, optional, own, with_extra
 from flowdebug.protocols.bedrock.request import call_names, message_parts
 from flowdebug.protocols.bedrock.usage import decode_usage, encode_usage
+from flowdebug.protocols.wire_helpers import results_left_out, stop_filled_in
 
 
 def decode_response_body(
@@ -94,7 +95,7 @@ WIRE_STOP: dict[StopReason, str] = {
 def _stop_reason(resp: ModelResponse, raw: Any, w: Warnings) -> str:
     match resp.stop_reason:
         case None:
-            return "tool_use" if resp.message.tool_calls else "end_turn"
+            return stop_filled_in(resp, w)
         case "content_filter" if raw == "guardrail_intervened":
             return raw
         case "other" if isinstance(raw, str):
@@ -115,13 +116,7 @@ def encode_response(resp: ModelResponse, w: Warnings) -> dict[str, Any]:
     names = Renamer(PROTOCOL, w)
     extra = own(resp.provider_details, w, "provider_details")
     parts = resp.message.parts
-    for j, part in enumerate(parts):
-        if isinstance(part, ToolResult):
-            w.add(
-                "tool_result_dropped",
-                f"message.parts[{j}]",
-                "a Bedrock response (an assistant message) cannot hold a tool result",
-            )
+    results_left_out(parts, w, "a Bedrock response (an assistant message) holds no tool result")
     kept = resp.message.model_copy(update={"parts": [p for p in parts if p.kind != "tool_result"]})
     if len(kept.parts) != len(parts) and kept.provider_details:
         kept = kept.model_copy(update={"provider_details": None})  # block places moved

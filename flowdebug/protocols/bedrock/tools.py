@@ -15,6 +15,7 @@ from flowdebug.model import Tool, ToolChoice
 from flowdebug.protocols.base import Renamer, Warnings, expect, require
 from flowdebug.protocols.bedrock.parts import PROTOCOL, one_key, optional, own, stash, with_extra
 from flowdebug.protocols.schema_rewrites import OBJECT_ROOT
+from flowdebug.protocols.wire_helpers import tool_metadata
 
 Mode = Literal["auto", "required", "tool"]
 
@@ -72,7 +73,7 @@ def encode_tool(tool: Tool, path: str, w: Warnings, names: Renamer) -> dict[str,
     spec["inputSchema"] = {"json": schema}
     if tool.strict is not None:
         spec["strict"] = tool.strict
-    dropped = [f for f in ("title", "annotations", "output_schema") if getattr(tool, f)]
+    dropped = tool_metadata(tool)
     if dropped:
         w.add(
             "tool_metadata_dropped", path, f"Bedrock tools have no {', '.join(dropped)}; not sent"

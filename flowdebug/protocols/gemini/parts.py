@@ -114,7 +114,7 @@ class Encoder:
 
     def __init__(self, w: Warnings):
         self.w = w
-        self._renamed: set[tuple[str, str]] = set()
+        self._renamed: set[tuple[str, str, str]] = set()
 
     def name(self, name: str, path: str) -> str:
         return self._rewrite("tool_name_renamed", "tool name", safe_name, name, path)
@@ -126,8 +126,9 @@ class Encoder:
         self, code: WarningCode, what: str, fix: Callable[[str, str], str], value: str, path: str
     ) -> str:
         new = fix(PROTOCOL, value)
-        if new != value and (code, value) not in self._renamed:
-            self._renamed.add((code, value))
+        # Named at every path it lands on: each is a changed canonical path of its own.
+        if new != value and (code, value, path) not in self._renamed:
+            self._renamed.add((code, value, path))
             self.w.add(code, path, f"{what} {value!r} is not legal in Gemini; sent as {new!r}")
         return new
 

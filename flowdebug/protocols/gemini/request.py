@@ -236,6 +236,7 @@ def _encode_messages(
                         (f"messages[{i}].parts[{j}]", p) for j, p in enumerate(messages[i].parts)
                     ]
                     i += 1
+                    enc.w.add("messages_merged", "messages", f"{path} takes messages[{i - 1}]")
                 role = "user"
                 items = _in_call_order(items, batch, path, enc.w)
             case _:
@@ -249,8 +250,10 @@ def _encode_messages(
             renumbered(wires, path, enc.w)
         if parts:
             contents.append({"role": role, "parts": parts})
-        elif not items:
-            enc.w.add("message_dropped", path, "Gemini rejects a turn without parts")
+            continue
+        enc.w.add("message_dropped", path, "Gemini rejects a turn without parts")
+        if i < len(messages):
+            enc.w.add("messages_renumbered", "messages", f"the messages after {path} move up")
     return contents
 
 

@@ -86,6 +86,15 @@ def candidate_tail(resp: ModelResponse, w: Warnings) -> dict[str, Any]:
                 f"Gemini has no finish reason for "
                 f"{resp.stop_reason}; sent as {tail['finishReason']}",
             )
+        else:
+            back = _stop_reason(tail["finishReason"], bool(resp.message.tool_calls))
+            if back != resp.stop_reason:
+                # STOP means tool_use or end_turn by whether the turn holds calls.
+                w.add(
+                    "stop_reason_changed",
+                    "stop_reason",
+                    f"{resp.stop_reason} sent as {tail['finishReason']} reads back as {back}",
+                )
     tail["index"] = 0
     extra = own(resp.provider_details).get("candidate")
     tail.update(extra if isinstance(extra, dict) else {})

@@ -231,6 +231,11 @@ class McpCodec:
                 w.add("model_settings_dropped", setting, "MCP does not talk to a model")
         _warn_details(w, conv.provider_details, "provider_details", "conversation")
         tools = [tool_to_mcp(t, w, f"tools[{i}]") for i, t in enumerate(conv.tools)]
+        for i, tool in enumerate(tools):
+            if any(t["name"] == tool["name"] for t in tools[:i]):
+                # MCP: a tool name is unique in a server's list; read back, the last one holds it.
+                w.add("tool_dropped", f"tools[{i}]", f"a tool named {tool['name']!r} comes before")
+                w.add("tool_dropped", "tools", "tools with a name declared twice read back as one")
         out = [
             _entry(CLIENT, {"jsonrpc": "2.0", "id": LIST_ID, "method": "tools/list", "params": {}}),
             _entry(SERVER, {"jsonrpc": "2.0", "id": LIST_ID, "result": {"tools": tools}}),

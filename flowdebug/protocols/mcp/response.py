@@ -48,8 +48,11 @@ def result_to_mcp(
     w = w if w is not None else Warnings(PROTOCOL)
     warn_foreign(w, result.provider_details, path)
     out: dict[str, Any] = {"content": content_to_mcp(result, w, path), "isError": result.is_error}
-    if result.structured is not None:
+    if isinstance(result.structured, dict):
         out["structuredContent"] = result.structured
+    elif result.structured is not None:
+        # The MCP schema's structuredContent is an object (the SDK's type takes any value).
+        w.add("structured_content_dropped", path, "structuredContent is not an object")
     # "error" and "task" are ours (a JSON-RPC error, a task exchange), not CallToolResult fields.
     extra = without_keys(own_details(result.provider_details), _RESULT_KEYS | {"error", "task"})
     return {**out, **extra}

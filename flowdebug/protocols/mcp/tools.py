@@ -19,6 +19,7 @@ from flowdebug.protocols.mcp.parts import (
     warn_foreign,
     without_keys,
 )
+from flowdebug.protocols.schema_rewrites import OBJECT_ROOT
 
 _TOOL_KEYS = frozenset(
     {"name", "title", "description", "inputSchema", "outputSchema", "annotations"}
@@ -36,9 +37,12 @@ def tool_to_mcp(tool: Tool, w: Warnings | None = None, path: str = "tool") -> di
         out["title"] = tool.title
     if tool.description is not None:
         out["description"] = tool.description
-    out["inputSchema"] = tool.parameters
+    # MCP: a Tool's inputSchema (and outputSchema) is an object schema, "type": "object".
+    out["inputSchema"] = OBJECT_ROOT.apply(tool.parameters, f"{path}.parameters", w, "MCP")
     if tool.output_schema is not None:
-        out["outputSchema"] = tool.output_schema
+        out["outputSchema"] = OBJECT_ROOT.apply(
+            tool.output_schema, f"{path}.output_schema", w, "MCP"
+        )
     if tool.annotations is not None:
         out["annotations"] = tool.annotations
     return {**out, **without_keys(own_details(tool.provider_details), _TOOL_KEYS)}

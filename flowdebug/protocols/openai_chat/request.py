@@ -119,6 +119,22 @@ def encode_request(conv: Conversation) -> tuple[dict[str, Any], Warnings]:
     if conv.system is not None:
         role = "developer" if own.get("system_role") == "developer" else "system"
         messages.append({"role": role, "content": conv.system})
+    first = conv.messages[0] if conv.messages else None
+    if (
+        conv.system is None
+        and first is not None
+        and first.role == "system"
+        and "name" not in own_details(first.provider_details)
+    ):
+        # Read back, a leading system message is the conversation's system prompt.
+        enc.w.add(
+            "system_moved", "system", "the leading system message reads back as the system prompt"
+        )
+        enc.w.add(
+            "messages_renumbered",
+            "messages",
+            "messages[0] leaves the message list when read back, so the ones after it move up",
+        )
     previous = None
     for i, msg in enumerate(conv.messages):
         if msg.role == "tool" and previous == "tool":

@@ -11,14 +11,14 @@ import hashlib
 import json
 from typing import Any
 
-from flowdebug.errors import CodecError
-from flowdebug.model import Message, ModelResponse, StopReason, ToolResult, dump
+from flowdebug.model import Message, ModelResponse, StopReason, dump
 from flowdebug.protocols.base import Warnings, expect, require
 from flowdebug.protocols.openai_chat.parts import PROTOCOL, own_details
 from flowdebug.protocols.openai_chat.parts.decode import decode_assistant, validated
 from flowdebug.protocols.openai_chat.parts.encode import CREATED, Encoder, own_extra
 from flowdebug.protocols.openai_chat.request import wire_model
 from flowdebug.protocols.openai_chat.usage import decode_usage, encode_usage
+from flowdebug.protocols.wire_helpers import results_left_out
 
 _FINISH_TO_STOP: dict[str, StopReason] = {
     "stop": "end_turn",
@@ -33,7 +33,10 @@ def decode_completion(payload: Any, w: Warnings) -> ModelResponse:
     expect(PROTOCOL, payload, "$", dict)
     choices = require(PROTOCOL, payload, "choices", "$", list)
     if not choices:
-        raise CodecError(PROTOCOL, "$.choices", "the completion has no choices")
+        # The SDK's ChatCompletion takes an empty list: Azure OpenAI answers a prompt its
+        # content filter stopped with no choice (its prompt_filter_results say why).
+        w.add("no_choices", "$.choices", "the completion has no choice: an empty model turn")
+        choices = [{"message": {"role": "assistant", "content": None}, "finish_reason": None}]
     for k in range(1, len(choices)):
         w.add(
             "choice_dropped",
@@ -88,11 +91,14 @@ def encode_completion(resp: ModelResponse) -> tuple[dict[str, Any], Warnings]:
     enc = Encoder(resp.model, own.get("legacy_functions") is True)
     enc.foreign_details(resp.provider_details, "")
     enc.foreign_details(resp.message.provider_details, "message")
-    for j, part in enumerate(resp.message.parts):
-        if isinstance(part, ToolResult):
-            enc.w.add("part_dropped", f"message.parts[{j}]", "a model turn has no results")
+    results_left_out(resp.message.parts, enc.w, "a model turn has no results")
     parts = enc.parts(resp.message.model_copy(update={"role": "assistant"}), "message")
-    text = "".join(p["text"] for p in parts.content if p["type"] == "text")
+    texts = [p["text"] for p in parts.content if p["type"] == "text"]
+    text = "".join(texts)
+    if len(texts) > 1:
+        enc.w.add("parts_merged", "message", "a ChatCompletion message has one content string")
+    elif parts.content and not text:
+        enc.w.add("text_dropped", "message", "an empty text reads back as no text")
     message: dict[str, Any] = {
         "role": "assistant",
         "content": text if parts.content else None,
@@ -113,6 +119,11 @@ def encode_completion(resp: ModelResponse) -> tuple[dict[str, Any], Warnings]:
         finish = _STOP_TO_FINISH[resp.stop_reason]
     else:
         finish = "tool_calls" if parts.calls else "stop"
+        enc.w.add(
+            "stop_reason_filled_in",
+            "stop_reason",
+            f"a choice requires a finish_reason and the turn has none; sent as {finish}",
+        )
     if finish == "tool_calls" and "function_call" in message:
         finish = "function_call"
     _check_stop(resp, finish, message, enc.w)

@@ -49,7 +49,17 @@ def encode_request(conv: Conversation) -> Converted[dict[str, Any]]:
         body["instructions"] = conv.system
     input_items = []
     for i, msg in enumerate(conv.messages):
-        input_items += enc.message(msg, f"messages[{i}]")
+        items = enc.message(msg, f"messages[{i}]")
+        if i and msg.role in ("assistant", "tool") and conv.messages[i - 1].role == msg.role:
+            # Items carry no turns: a run of assistant items (or of outputs) is one message.
+            w.add("messages_merged", "messages", f"messages[{i}] joins the message before it")
+        if not items:
+            w.add("message_dropped", f"messages[{i}]", "nothing of this message became an item")
+            if i < len(conv.messages) - 1:
+                w.add(
+                    "messages_renumbered", "messages", f"the messages after messages[{i}] move up"
+                )
+        input_items += items
     body["input"] = input_items
     tools = [encode_tool(t, enc, f"tools[{k}]") for k, t in enumerate(conv.tools)]
     tools += mine.pop("hosted_tools", None) or []
@@ -79,7 +89,7 @@ def encode_request(conv: Conversation) -> Converted[dict[str, Any]]:
 
 def wire_model(model: str | None, w: Warnings) -> str:
     model = own_model(model, w)  # another vendor's model id is replaced, and said so
-    if model is None:
+    if not model:
         # The Responses API requires a model; the source named none.
         w.add("model_filled_in", "model", f"the source names no model; sent as {DEFAULT_MODEL}")
     return model or DEFAULT_MODEL

@@ -50,7 +50,7 @@ def encode_response(resp: ModelResponse) -> Converted[dict[str, Any]]:
     reason = _INCOMPLETE.get(resp.stop_reason or "")
     mine.pop("echo", None)  # derived from the echoed fields below, on every decode
     body: dict[str, Any] = {
-        "id": resp.id or _response_id(output),
+        "id": _response_id(output) if resp.id is None else resp.id,
         "object": "response",
         "created_at": mine.pop("created_at", 0),
         "status": "incomplete" if reason else "completed",
@@ -62,7 +62,13 @@ def encode_response(resp: ModelResponse) -> Converted[dict[str, Any]]:
     }
     body |= mine
     derived = _stop_reason(body["status"], body["incomplete_details"], output)
-    if resp.stop_reason is not None and derived != resp.stop_reason:
+    if resp.stop_reason is None and derived is not None:
+        w.add(
+            "stop_reason_filled_in",
+            "stop_reason",
+            f"a Response has a status and the turn has no stop reason; it reads back as {derived}",
+        )
+    elif resp.stop_reason is not None and derived != resp.stop_reason:
         w.add(
             "stop_reason_changed",
             "stop_reason",

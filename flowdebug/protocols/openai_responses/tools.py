@@ -29,6 +29,8 @@ def encode_tool(tool: Tool, enc: ItemEncoder, path: str) -> dict[str, Any]:
     # The SDK marks strict Required (nullable) and older docs say it defaults to true, so
     # always state it: a schema not written for strict mode would be rejected.
     out["strict"] = bool(tool.strict)
+    if tool.strict is False:
+        enc.w.add("strict_unset", f"{path}.strict", "strict: false is sent for an unset one too")
     if tool.output_schema is not None:
         out["output_schema"] = tool.output_schema
     lost = ["title"] * (tool.title is not None) + ["annotations"] * bool(tool.annotations)

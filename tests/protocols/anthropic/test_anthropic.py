@@ -506,7 +506,10 @@ def test_encode_folds_a_mid_history_system_message_into_system_with_a_warning():
     out = CODEC.encode_request(conv(USER, late, system="Be brief."))
     assert out.value["system"] == "Be brief.\n\nAnswer in French."
     assert [m["role"] for m in out.value["messages"]] == ["user"]
-    assert [(w.code, w.path) for w in lost(out)] == [("system_moved", "system")]
+    assert [(w.code, w.path) for w in lost(out)] == [
+        ("system_moved", "system"),
+        ("system_moved", "messages[1]"),
+    ]
     leading = CODEC.encode_request(conv(late, USER))
     assert leading.value["system"] == "Answer in French."
     # the system message leaves the list: the prompt changes and the rest move up one place
@@ -743,7 +746,8 @@ def test_decode_keeps_a_system_role_message_in_place_and_encode_folds_it():
     c = CODEC.decode_request(body).value
     assert c.messages[1] == Message(role="system", parts=[Text(text="Be terse.")])
     out = CODEC.encode_request(c)
-    assert out.value["system"] == "Be terse." and codes(out) == ["system_moved"]
+    # The top-level system prompt holds it, and the message list no longer does.
+    assert out.value["system"] == "Be terse." and codes(out) == ["system_moved", "system_moved"]
 
 
 def test_decode_stream_keeps_malformed_partial_json_as_raw_arguments():

@@ -100,6 +100,7 @@ def test_foreign_web_search_and_mcp_calls_map_and_others_are_dropped_by_name():
         ("hosted_result_mapped", "message.parts[2]"),
         ("hosted_call_dropped", "message.parts[3]"),
         ("hosted_result_dropped", "message.parts[4]"),
+        ("stop_reason_filled_in", "stop_reason"),
     ]
     assert_model(BetaMessage, out.value)
 
@@ -113,7 +114,8 @@ def test_a_refusal_goes_out_as_stop_reason_refusal_and_text_with_a_warning():
     assert out.value["stop_reason"] == "refusal"
     assert out.value["content"] == [{"type": "text", "text": "I can't help with that."}]
     assert [(w.code, w.path) for w in out.warnings] == [
-        ("refusal_flattened", "message.parts[0].refusal")
+        ("refusal_flattened", "message.parts[0].refusal"),
+        ("stop_reason_filled_in", "stop_reason"),
     ]
     assert CODEC.decode_response(out.value).value.stop_reason == "refusal"
 
@@ -126,6 +128,7 @@ def test_envelope_values_filled_in_are_named():
         ("response_id_replaced", "id"),
         ("model_filled_in", "model"),
         ("usage_dropped", "usage.reasoning_tokens"),
+        ("stop_reason_filled_in", "stop_reason"),
     }
 
 

@@ -480,7 +480,7 @@ def test_encode_puts_all_parallel_results_in_one_user_turn_in_call_order() -> No
     assert codes(out) == ["results_reordered"]
 
 
-def test_encode_merges_consecutive_tool_messages_into_one_user_turn() -> None:
+def test_encode_merges_consecutive_tool_messages_into_one_user_turn_and_says_so() -> None:
     conv = cases.WEATHER_INITIAL.model_copy(
         update={
             "messages": [
@@ -493,7 +493,8 @@ def test_encode_merges_consecutive_tool_messages_into_one_user_turn() -> None:
     )
     out = CODEC.encode_request(conv)
     assert out.value == CODEC.encode_request(cases.WEATHER_CONTINUATION).value
-    assert out.warnings == []
+    # Read back, the two tool messages are one.
+    assert [(w.code, w.path) for w in out.warnings] == [("messages_merged", "messages")]
 
 
 def test_encode_maps_assistant_to_model_and_tool_to_user() -> None:
@@ -823,7 +824,7 @@ def test_image_in_a_result_rides_in_function_response_parts() -> None:
     assert model.parts[0].inline_data.data == base64.b64decode(cases.PIXEL)
 
 
-def test_tool_names_are_renamed_consistently_with_one_warning() -> None:
+def test_tool_names_are_renamed_consistently_and_named_at_every_place() -> None:
     bad = "get weather!"
     conv = Conversation(
         tools=[Tool(name=bad)],
@@ -842,7 +843,12 @@ def test_tool_names_are_renamed_consistently_with_one_warning() -> None:
     assert body["contents"][1]["parts"][0]["functionCall"]["name"] == safe
     assert body["contents"][2]["parts"][0]["functionResponse"]["name"] == safe
     assert body["toolConfig"]["functionCallingConfig"]["allowedFunctionNames"] == [safe]
-    assert codes(out) == ["tool_name_renamed"]
+    assert [(w.code, w.path) for w in out.warnings] == [
+        ("tool_name_renamed", "messages[1].parts[0].name"),
+        ("tool_name_renamed", "messages[2].parts[0].name"),
+        ("tool_name_renamed", "tools[0].name"),
+        ("tool_name_renamed", "tool_choice.name"),
+    ]
 
 
 def test_other_protocols_details_are_reported_once_per_part() -> None:

@@ -43,7 +43,7 @@ def codes(converted: Any) -> list[str]:
     return [w.code for w in converted.warnings if w.code not in ENVELOPE]
 
 
-ENVELOPE = {"model_filled_in", "created_filled_in", "response_id_replaced"}
+ENVELOPE = {"model_filled_in", "created_filled_in", "response_id_replaced", "stop_reason_filled_in"}
 
 
 def without_ids(messages: list[Message]) -> list[Message]:
@@ -864,7 +864,6 @@ def test_decode_request_rejects_malformed_payloads_naming_the_path(payload: Any,
 @pytest.mark.parametrize(
     ("change", "path"),
     [
-        (lambda p: p.update(choices=[]), "$.choices"),
         (lambda p: p["choices"][0].pop("message"), "$.choices[0].message"),
         (
             lambda p: p["choices"][0]["message"]["tool_calls"][1].pop("id"),

@@ -885,7 +885,7 @@ def test_encode_response_drops_a_tool_result_and_an_image_with_warnings() -> Non
         role="assistant", parts=[Text(text="hi"), Image(url="https://x/y.png"), cases.PARIS_RESULT]
     )
     encoded = CODEC.encode_response(ModelResponse(message=msg))
-    assert codes(encoded) == ["image_dropped", "tool_result_dropped"]
+    assert codes(encoded) == ["image_dropped", "tool_result_dropped", "stop_reason_filled_in"]
     assert [i["type"] for i in encoded.value["output"]] == ["message"]
 
 

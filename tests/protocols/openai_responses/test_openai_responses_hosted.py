@@ -147,9 +147,19 @@ def test_an_anthropic_web_search_becomes_a_web_search_call() -> None:
         "status": "completed",
         "action": {"type": "search", "query": "paris"},
     }
-    assert codes(encoded) == ["hosted_call_mapped", "hosted_result_mapped", "model_replaced"]
+    assert codes(encoded) == [
+        "hosted_call_mapped",
+        "hosted_result_mapped",
+        "model_replaced",
+        "stop_reason_filled_in",
+    ]
     # claude-x is not a Responses model: the default replaced it (protocols/models.py)
-    assert [w.path for w in encoded.warnings] == ["message.parts[0]", "message.parts[1]", "model"]
+    assert [w.path for w in encoded.warnings] == [
+        "message.parts[0]",
+        "message.parts[1]",
+        "model",
+        "stop_reason",
+    ]
     assert_model(Response, encoded.value)
 
 
@@ -184,6 +194,7 @@ def test_a_hosted_tool_responses_lacks_is_dropped_with_warnings_naming_it() -> N
         "hosted_result_dropped",
         "parts_shifted",
         "model_replaced",
+        "stop_reason_filled_in",
     ]
     assert "code_execution" in encoded.warnings[0].message
     assert [w.path for w in encoded.warnings] == [
@@ -191,6 +202,7 @@ def test_a_hosted_tool_responses_lacks_is_dropped_with_warnings_naming_it() -> N
         "message.parts[1]",
         "message",
         "model",
+        "stop_reason",
     ]
 
 

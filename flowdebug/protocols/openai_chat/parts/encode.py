@@ -39,6 +39,7 @@ from flowdebug.protocols.openai_chat.parts import (
     reasoning_field,
 )
 from flowdebug.protocols.openai_chat.parts.tool_message import tool_message
+from flowdebug.protocols.wire_helpers import tool_metadata
 
 DEFAULT_MODEL = "gpt-4.1"
 # `created` of an encoded response when the turn did not come from OpenAI: fixed, so the same
@@ -119,7 +120,7 @@ class Encoder:
 
     def tool(self, tool: Tool, path: str) -> dict[str, Any]:
         self.foreign_details(tool.provider_details, path)
-        lost = [f for f in ("title", "annotations", "output_schema") if getattr(tool, f)]
+        lost = tool_metadata(tool)
         if lost:
             self.w.add(
                 "tool_metadata_dropped",
@@ -283,6 +284,7 @@ class Encoder:
     def messages(self, msg: Message, path: str) -> list[dict[str, Any]]:
         """The wire messages for one canonical message (a tool batch becomes several)."""
         parts = self.parts(msg, path)
+        self.foreign_details(msg.provider_details, path)
         extra = (
             {"name": own_details(msg.provider_details)["name"]}
             if "name" in own_details(msg.provider_details)
@@ -291,6 +293,8 @@ class Encoder:
         match msg.role:
             case "assistant":
                 content: Any = _content(parts.content)
+                if content == "" and parts.content:
+                    self.w.add("text_dropped", path, "an empty assistant text reads back as none")
                 if content == "" and (parts.calls or parts.refusal):
                     content = None  # content may be null when the turn is only calls
                 wire: dict[str, Any] = {"role": "assistant", **extra, "content": content}
@@ -299,6 +303,8 @@ class Encoder:
                     wire["refusal"] = "".join(parts.refusal)
                 self.put_calls(wire, parts.calls, path)
                 wire |= own_extra(msg.provider_details)
+                if parts.results:
+                    self.w.add("messages_regrouped", "messages", f"{path}'s results follow it")
                 # One tool message per call, right after the assistant message.
                 return [wire, *parts.results]
             case "system":
@@ -307,12 +313,9 @@ class Encoder:
                     if own_details(msg.provider_details).get("role") == "developer"
                     else "system"
                 )
-                return [*parts.results, {"role": role, **extra, "content": _content(parts.content)}]
+                return [*parts.results, {"role": role, **extra, "content": _filled(parts)}]
             case "user":
-                return [
-                    *parts.results,
-                    {"role": "user", **extra, "content": _content(parts.content)},
-                ]
+                return [*parts.results, {"role": "user", **extra, "content": _filled(parts)}]
             case "tool":
                 # Text next to results has no place in a tool message: it follows as a user turn.
                 rest = (
@@ -338,6 +341,12 @@ class Encoder:
                 f"{len(calls)}: the payload uses tool_calls instead",
             )
         wire["tool_calls"] = calls
+
+
+def _filled(parts: _Parts) -> str | list[dict[str, Any]]:
+    """A user or system message's content: a message without parts has an empty list, which
+    reads back as no parts (an empty string is a text part of its own)."""
+    return _content(parts.content) if parts.content else []
 
 
 def _content(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:

@@ -72,6 +72,10 @@ def tool_message(enc: Names, result: ToolResult, path: str) -> dict[str, Any]:
         warn_if_read_as_error(enc.w, content, path, "OpenAI Chat")
     else:
         content = [{"type": "text", "text": t} for t in texts or []] or ""
+        if not content:
+            enc.w.add(
+                "result_content_flattened", f"{path}.content", "no content is sent as the text ''"
+            )
     own = (result.provider_details or {}).get(PROTOCOL)
     paired_by = own.get("paired_by") if isinstance(own, dict) else None
     if enc.legacy and result.name is not None and isinstance(content, str):

@@ -34,6 +34,7 @@ class ItemDecoder:
         self.w = warnings
         self.turns: list[tuple[str, dict[str, Any] | None, list[Part]]] = []
         self.call_names: dict[str, str] = {}
+        self.unanswered: list[str] = []  # call ids in order, until a result names them
         self._ids = DerivedIds()  # item ids so far, as the encoder's ``unique`` sees them
 
     def _derived(self, item_id: str, prefix: str, basis: str) -> bool:
@@ -57,6 +58,8 @@ class ItemDecoder:
     def item(self, item: Any, path: str, *, output: bool = False) -> None:
         expect(PROTOCOL, item, path, dict)
         kind = item.get("type", "message" if "role" in item else None)
+        if kind is None and "id" in item:
+            kind = "item_reference"  # the SDK's ItemReference: its type may be left out
         if kind is None:
             raise CodecError(PROTOCOL, f"{path}.type", "required field is missing")
         expect(PROTOCOL, kind, f"{path}.type", str)
@@ -77,6 +80,14 @@ class ItemDecoder:
                 self.turns.append(("user", None, [*decode_hosted(item, path)]))
             case "reasoning":
                 self._reasoning(item, path)
+            case "item_reference":
+                item_id = require(PROTOCOL, item, "id", path, str)
+                self.w.add(
+                    "item_reference_dropped",
+                    path,
+                    f"item {item_id!r} is stored server-side (store: true) and only named "
+                    "here: its content is not in the payload",
+                )
             case _:
                 self.w.add(
                     "item_dropped", path, f"{kind} items are not part of the canonical model"
@@ -178,6 +189,7 @@ class ItemDecoder:
             mine["status"] = item["status"]
         mine |= extras(item, CALL_KEYS)
         self.call_names[call_id] = name
+        self.unanswered.append(call_id)
         self._add(
             "assistant",
             ToolCall(
@@ -190,10 +202,9 @@ class ItemDecoder:
         )
 
     def _function_call_output(self, item: dict[str, Any], path: str) -> None:
-        # The SDK marks call_id optional, but without it a result pairs with nothing.
-        call_id = require(PROTOCOL, item, "call_id", path, str)
         output = require(PROTOCOL, item, "output", path, (str, list))
         name = item.get("name")
+        call_id = self._answered(item, path, name if isinstance(name, str) else None)
         if not isinstance(name, str):
             name = self.call_names.get(call_id)
         mine = extras(item, OUTPUT_KEYS)
@@ -220,6 +231,31 @@ class ItemDecoder:
                 provider_details=details(mine),
             )
         self._add("tool", result)
+
+    def _answered(self, item: dict[str, Any], path: str, name: str | None) -> str:
+        """The id of the call an output answers. The SDK marks ``call_id`` optional: an
+        output without one answers the earliest unanswered call (of its name, when it names
+        one), and says so."""
+        if item.get("call_id") is not None:
+            call_id = expect(PROTOCOL, item["call_id"], f"{path}.call_id", str)
+        else:
+            waiting = [c for c in self.unanswered if name is None or self.call_names[c] == name]
+            if not waiting:
+                raise CodecError(
+                    PROTOCOL,
+                    f"{path}.call_id",
+                    "required to pair the output: no earlier call is unanswered"
+                    + ("" if name is None else f" of {name!r}"),
+                )
+            call_id = waiting[0]
+            self.w.add(
+                "tool_call_id_missing",
+                path,
+                f"an output without call_id, paired with the earliest unanswered call {call_id}",
+            )
+        if call_id in self.unanswered:
+            self.unanswered.remove(call_id)
+        return call_id
 
     def _reasoning(self, item: dict[str, Any], path: str) -> None:
         summary = require(PROTOCOL, item, "summary", path, list)
@@ -258,7 +294,7 @@ def _image(part: dict[str, Any], path: str) -> Image:
     if part.get("detail") not in (None, "auto"):
         mine["detail"] = part["detail"]
     url = part.get("image_url")
-    if isinstance(url, str) and url:
+    if isinstance(url, str) and (url or not isinstance(part.get("file_id"), str)):
         match = re.fullmatch(r"data:([^;,]+);base64,(.*)", url, re.S)
         if match:
             return Image(media_type=match[1], data=match[2], provider_details=details(mine))

@@ -92,8 +92,9 @@ class ItemEncoder:
             )
 
     def unique(self, explicit: Any, prefix: str, basis: str) -> str:
-        """``explicit`` when given, else an id derived from ``basis`` not yet used here."""
-        if isinstance(explicit, str) and explicit:
+        """``explicit`` when given (even "", which the SDK's types take), else an id derived
+        from ``basis`` not yet used here."""
+        if isinstance(explicit, str):
             self._ids.add(explicit)
             return explicit
         candidate = self._ids.next(prefix, basis)
@@ -106,6 +107,12 @@ class ItemEncoder:
         """The items of one canonical message. ``output`` restricts them to what a Response's
         ``output`` can hold (reasoning, assistant messages, function calls)."""
         self.foreign(msg, path)
+        if not msg.parts and not output and msg.role in ("user", "system"):
+            # An empty message keeps its place: an empty content list reads back as no parts.
+            return [{"role": own(msg).get("role", msg.role), "content": []}]
+        if not output and any(_misplaced(part, msg.role) for part in msg.parts):
+            # Items carry no turns: each reads back in the turn its kind belongs to.
+            self.w.add("messages_regrouped", "messages", f"{path} holds parts of another turn")
         first_warning = len(self.w.items)
         items: list[dict[str, Any]] = []
         pending: list[tuple[str, Text | Image]] = []
@@ -376,9 +383,20 @@ def _output_part(text: Text) -> dict[str, Any]:
     return part
 
 
+def _misplaced(part: Any, role: str) -> bool:
+    """Whether ``part`` reads back in another message than a ``role`` one."""
+    if isinstance(part, ToolResult):
+        return role != "tool"
+    if isinstance(part, ToolCall | Thinking):
+        return role != "assistant"
+    return role == "tool" and isinstance(part, Text | Image)
+
+
 def _left_out(code: str, part: Any) -> bool:
     """Whether the warning ``code`` on ``part`` means the part is not in the output."""
-    if code in ("hosted_call_dropped", "hosted_result_dropped"):
+    if code in ("hosted_call_dropped", "hosted_result_dropped", "tool_result_dropped"):
+        return True
+    if code == "image_dropped" and isinstance(part, Image):
         return True
     # Another vendor's redacted reasoning is opaque: nothing of it can be sent.
     return code == "thinking_signature_dropped" and getattr(part, "redacted", False)
