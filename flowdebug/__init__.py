@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; _EXPORTS below is what 
     from flowdebug.engine.tracing.trace import TraceEvent, lanes, sequence
     from flowdebug.errors import CodecError, FlowdebugError, ProviderError, UsageError
     from flowdebug.exchange.exports import Export, Trace, export, trace, trace_schema
-    from flowdebug.lint.finding import Finding
+    from flowdebug.lint.base.findings import Finding
     from flowdebug.lint.linter import lint_conversation, lint_payload, lint_tools
     from flowdebug.model import (
         Conversation,
@@ -92,7 +92,7 @@ _EXPORTS: dict[str, str] = {
     "lint_payload": "flowdebug.lint.linter",
     "lint_conversation": "flowdebug.lint.linter",
     "lint_tools": "flowdebug.lint.linter",
-    "Finding": "flowdebug.lint.finding",
+    "Finding": "flowdebug.lint.base.findings",
     # the step debugger
     "Session": "flowdebug.engine.session.debugger",
     "SessionState": "flowdebug.engine.session.session_state",

@@ -34,7 +34,7 @@ from flowdebug.engine.execution.handlers import (
 )
 from flowdebug.errors import CodecError, FlowdebugError, UsageError
 from flowdebug.exchange.tool_imports import DEFAULT_RESULT
-from flowdebug.lint.finding import Finding
+from flowdebug.lint.base.findings import Finding
 from flowdebug.model import Tool
 
 HANDLER_KINDS = ("fixed", "template", "rules", "code", "python")

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from flowdebug.errors import UsageError
-from flowdebug.lint.finding import Finding, Level
+from flowdebug.lint.base.findings import Finding, Level
 from flowdebug.lint.protocol import check_conversation, check_response
 from flowdebug.lint.tools import check_tools
 from flowdebug.model import Conversation, Tool

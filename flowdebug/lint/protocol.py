@@ -12,12 +12,12 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
+from flowdebug.lint.base.findings import Finding, Rule
+from flowdebug.lint.base.pairing import Site, parts_of, reading
 from flowdebug.lint.turn_rules import check_declared_turns
 from flowdebug.model import Conversation, Message, ModelResponse
 from flowdebug.protocols import PROTOCOLS, facts
 from flowdebug.protocols.base import safe_call_id
-from flowdebug.protocols.findings import Finding, Rule
-from flowdebug.protocols.pairing import Site, parts_of, reading
 
 PENDING = Rule(
     "info",

@@ -14,10 +14,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from flowdebug.lint.base.findings import Finding, Rule
+from flowdebug.lint.base.schema_walk import tool_path, walk
 from flowdebug.model import Tool
 from flowdebug.protocols.base import known, safe_name
-from flowdebug.protocols.findings import Finding, Rule
-from flowdebug.protocols.schema_walk import tool_path, walk
 
 # fmt: off
 # Property names whose values are nearly always one of a few words.

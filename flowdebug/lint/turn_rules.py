@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from flowdebug.lint.base.findings import Finding, Rule
+from flowdebug.lint.base.pairing import CODES, merged_turns, pair
 from flowdebug.model import Conversation, Message, ToolCall, ToolResult
 from flowdebug.protocols.facts import TurnRules
-from flowdebug.protocols.findings import Finding, Rule
-from flowdebug.protocols.pairing import CODES, merged_turns, pair
 
 
 def _wire_index(msgs: Sequence[Message], index: int) -> int:

@@ -19,7 +19,7 @@ from jsonschema.validators import validator_for
 from mcp.shared.exceptions import MCPError
 
 from flowdebug.errors import CodecError, FlowdebugError
-from flowdebug.lint.finding import Finding
+from flowdebug.lint.base.findings import Finding
 from flowdebug.model import ToolResult
 from flowdebug.protocols.mcp.response import error_from_mcp, result_from_mcp
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
+from flowdebug.lint.base.findings import Finding, Rule
 from flowdebug.model import Conversation, Tool
-from flowdebug.protocols.findings import Finding, Rule
 
 
 @dataclass(frozen=True)

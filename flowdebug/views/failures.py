@@ -23,7 +23,7 @@ from flowdebug.engine.execution.faults import CATALOG, Fault
 from flowdebug.engine.session.debugger import Session
 from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import FlowdebugError, UsageError
-from flowdebug.lint.finding import Finding
+from flowdebug.lint.base.findings import Finding
 from flowdebug.lint.linter import lint_conversation
 from flowdebug.model import Conversation, Message
 from flowdebug.protocols.base import ConversionWarning

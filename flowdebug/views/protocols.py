@@ -20,7 +20,7 @@ from typing import Any, Literal
 from flowdebug import protocols
 from flowdebug.engine.session.debugger import Session
 from flowdebug.engine.session.session_state import SessionState
-from flowdebug.lint.finding import Finding
+from flowdebug.lint.base.findings import Finding
 from flowdebug.lint.linter import lint_conversation
 from flowdebug.model import Conversation, Message, ModelResponse
 from flowdebug.protocols.base import ConversionWarning

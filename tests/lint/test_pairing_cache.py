@@ -1,11 +1,11 @@
 """The calls and results of each message are found once and shared by every vendor's pairing
-and every lint of a growing history (flowdebug.protocols.pairing._parts)."""
+and every lint of a growing history (flowdebug.lint.base.pairing._parts)."""
 
 from __future__ import annotations
 
+from flowdebug.lint.base import pairing
 from flowdebug.lint.protocol import check_conversation
 from flowdebug.model import Conversation, Message, Text, ToolCall, ToolResult
-from flowdebug.protocols import pairing
 
 
 def _call(i: int) -> Message:

@@ -1,4 +1,4 @@
-"""A lint reads a history once for all six vendors (flowdebug.protocols.pairing.reading): its
+"""A lint reads a history once for all six vendors (flowdebug.lint.base.pairing.reading): its
 shortcuts (where the history ends, the merged turns and adjacent exchanges built once, one
 pairing for two vendors that see the same exchanges) must give what each vendor's rules give
 on their own, outside a reading, for any history; and the whole lint must find what it found
@@ -14,9 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flowdebug.lint import protocol
+from flowdebug.lint.base import pairing
 from flowdebug.lint.turn_rules import check_declared_turns
 from flowdebug.model import Conversation, Message, Text, Tool, ToolCall, ToolResult
-from flowdebug.protocols import facts, pairing
+from flowdebug.protocols import facts
 from tests.hypothesis_profiles import examples
 from tests.paths import FIXTURES
 

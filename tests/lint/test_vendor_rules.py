@@ -9,10 +9,10 @@ import re
 import pytest
 
 from flowdebug import protocols
+from flowdebug.lint.base.findings import Finding, Rule
 from flowdebug.lint.linter import lint_conversation, lint_tools
 from flowdebug.model import Conversation, Message, Text, Tool, ToolCall
 from flowdebug.protocols.facts import LintRules
-from flowdebug.protocols.findings import Finding, Rule
 
 
 @pytest.mark.parametrize("name", protocols.PROTOCOLS)

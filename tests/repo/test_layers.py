@@ -14,6 +14,8 @@ ROOT = REPO / "flowdebug"
 FLOORS = [
     {"flowdebug.model", "flowdebug.errors", "flowdebug.redact", "flowdebug.hosting"}
     | {"flowdebug.jsontext"},
+    # the linter's floor below the vendor folders: findings and their codes, pairing, schema walk
+    {"flowdebug.lint.base"},
     {"flowdebug.protocols"},
     {"flowdebug.lint", "flowdebug.players"},
     {"flowdebug.mcp"},
@@ -78,10 +80,15 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
 
 
 def floor(module: str) -> int:
+    """The floor of the longest folder named in FLOORS that holds ``module`` (a sub-floor such
+    as ``flowdebug.engine.session`` or ``flowdebug.lint.base`` before its parent)."""
     parts = module.split(".")
-    depth = 3 if parts[:2] == ["flowdebug", "engine"] and len(parts) > 2 else 2
-    folder = ".".join(parts[:depth]) if parts[0] == "flowdebug" else parts[0]
-    return next(i for i, names in enumerate(FLOORS) if folder in names)
+    for n in range(len(parts), 0, -1):
+        folder = ".".join(parts[:n])
+        for i, names in enumerate(FLOORS):
+            if folder in names:
+                return i
+    raise StopIteration(module)
 
 
 def graph() -> dict[str, set[str]]:

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from flowdebug.engine.tracing.verdicts import VERDICTS
-from flowdebug.lint.finding import Finding
+from flowdebug.lint.base.findings import Finding
 from flowdebug.lint.protocol import check_conversation
 from flowdebug.model import Conversation, HostedCall, HostedResult, ToolCall, ToolResult
 from flowdebug.protocols import facts

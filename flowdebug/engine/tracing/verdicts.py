@@ -11,7 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from flowdebug.lint.finding import Finding
+from flowdebug.lint.base.findings import Finding
 from flowdebug.lint.protocol import check_conversation
 from flowdebug.model import Conversation
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from flowdebug.lint.base.findings import Finding, Rule
+from flowdebug.lint.base.pairing import Rules, merged_turns, pair, report
+from flowdebug.lint.base.schema_walk import is_object, tool_path, walk
 from flowdebug.model import Conversation, Tool, ToolCall, ToolResult
 from flowdebug.protocols.facts import LintRules
-from flowdebug.protocols.findings import Finding, Rule
-from flowdebug.protocols.pairing import Rules, merged_turns, pair, report
-from flowdebug.protocols.schema_walk import is_object, tool_path, walk
 
 PROTOCOL = "anthropic"
 

@@ -7,11 +7,9 @@ and order for calls that came without a wire id).
 
 from __future__ import annotations
 
-from flowdebug.model import Conversation, Tool, ToolCall
-from flowdebug.protocols.base import known
-from flowdebug.protocols.facts import LintRules
-from flowdebug.protocols.findings import Finding, Rule
-from flowdebug.protocols.pairing import (
+from flowdebug.lint.base.codes import FindingCode
+from flowdebug.lint.base.findings import Finding, Rule
+from flowdebug.lint.base.pairing import (
     Exchange,
     Rules,
     answers_path,
@@ -20,7 +18,10 @@ from flowdebug.protocols.pairing import (
     parts_of,
     report,
 )
-from flowdebug.protocols.schema_walk import as_list, tool_path, walk
+from flowdebug.lint.base.schema_walk import as_list, tool_path, walk
+from flowdebug.model import Conversation, Tool, ToolCall
+from flowdebug.protocols.base import known
+from flowdebug.protocols.facts import LintRules
 
 PROTOCOL = "gemini"
 
@@ -90,7 +91,9 @@ def history(conv: Conversation) -> list[Finding]:
         prev = order[pos - 1] if pos else None
         nxt = order[pos + 1] if pos + 1 < len(order) else None
         if prev is None or msgs[prev].role == "assistant":
-            code = "first_message_not_user" if prev is None else "consecutive_same_role"
+            code: FindingCode = (
+                "first_message_not_user" if prev is None else "consecutive_same_role"
+            )
             out.append(CALL_TURN.at(code, f"messages[{i}]", PROTOCOL))
         answers = parts[nxt][1] if nxt is not None and msgs[nxt].role == "tool" else []
         exchanges.append(Exchange(calls, answers, pending=ends_history(msgs, i)))

@@ -6,11 +6,11 @@ comes, so order and place do not matter; an unknown tool gets a JSON-RPC error.
 
 from __future__ import annotations
 
+from flowdebug.lint.base.findings import Finding, Rule
+from flowdebug.lint.base.pairing import Exchange, Rules, ends_history, pair, parts_of, report
 from flowdebug.model import Conversation, Tool
 from flowdebug.protocols.base import known
 from flowdebug.protocols.facts import LintRules
-from flowdebug.protocols.findings import Finding, Rule
-from flowdebug.protocols.pairing import Exchange, Rules, ends_history, pair, parts_of, report
 
 PROTOCOL = "mcp"
 

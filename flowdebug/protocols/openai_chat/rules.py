@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from flowdebug.lint.base.findings import Finding, Rule
+from flowdebug.lint.base.pairing import Rules, Site, adjacent_exchanges, pair, report
+from flowdebug.lint.base.schema_walk import as_dict, as_list, is_object, tool_path, walk
 from flowdebug.model import Conversation, Tool, ToolResult
 from flowdebug.protocols.facts import LintRules
-from flowdebug.protocols.findings import Finding, Rule
-from flowdebug.protocols.pairing import Rules, Site, adjacent_exchanges, pair, report
-from flowdebug.protocols.schema_walk import as_dict, as_list, is_object, tool_path, walk
 
 PROTOCOL = "openai-chat"
 

@@ -8,11 +8,11 @@ response holds.
 
 from __future__ import annotations
 
+from flowdebug.lint.base.findings import Finding, Rule
+from flowdebug.lint.base.pairing import Rules, adjacent_exchanges, pair, report
 from flowdebug.model import Conversation
 from flowdebug.protocols.facts import LintRules
-from flowdebug.protocols.findings import Finding, Rule
 from flowdebug.protocols.openai_chat.rules import tool_rules
-from flowdebug.protocols.pairing import Rules, adjacent_exchanges, pair, report
 
 PROTOCOL = "openai-responses"
 

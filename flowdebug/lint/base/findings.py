@@ -1,13 +1,16 @@
 """What a vendor rejects, as data: the finding type and the rule templates that make findings.
 
-They sit beside the codecs because each vendor declares its own rules in its folder
-(``protocols/<vendor>/rules.py``, carried by its facts); :mod:`flowdebug.lint` applies them.
+They sit on the linter's floor below the vendor folders because each vendor declares its own
+rules in its folder (``protocols/<vendor>/rules.py``, carried by its facts);
+:mod:`flowdebug.lint.linter` applies them. Codes are a closed set (:mod:`.codes`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+from flowdebug.lint.base.codes import FindingCode
 
 Level = Literal["error", "warning", "info"]
 
@@ -24,7 +27,7 @@ class Finding:
     """
 
     level: Level
-    code: str
+    code: FindingCode
     path: str
     message: str
     protocol: str | None = None
@@ -33,7 +36,7 @@ class Finding:
 
 def finding(
     level: Level,
-    code: str,
+    code: FindingCode,
     path: str,
     summary: str,
     protocol: str | None = None,
@@ -55,7 +58,9 @@ class Rule:
     summary: str
     vendor: str | None = None
 
-    def at(self, code: str, path: str, protocol: str | None = None, **fields: object) -> Finding:
+    def at(
+        self, code: FindingCode, path: str, protocol: str | None = None, **fields: object
+    ) -> Finding:
         vendor = self.vendor.format(**fields) if self.vendor else None
         return finding(
             self.level, code, path, self.summary.format(**fields), protocol, vendor or None

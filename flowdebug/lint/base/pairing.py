@@ -5,7 +5,7 @@ messages right after, the next content...): each protocol builds its ``Exchange`
 call turn with the results found in that place, and ``pair`` sorts every call and result into
 what a vendor can complain about: missing, late (present but elsewhere), unexpected (in the
 place, wrong id), stray (after no call turn), duplicate, reordered. A vendor's table of
-:class:`~flowdebug.protocols.findings.Rule` by kind says how it answers each (:func:`report`).
+:class:`~flowdebug.lint.base.findings.Rule` by kind says how it answers each (:func:`report`).
 """
 
 from __future__ import annotations
@@ -17,13 +17,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from flowdebug.lint.base.codes import FindingCode
+from flowdebug.lint.base.findings import Finding, Rule
 from flowdebug.model import Message, ToolCall, ToolResult
-from flowdebug.protocols.findings import Finding, Rule
 
 # The kinds of mismatch pair finds and their finding codes; each vendor's table says how it
 # answers each kind (a kind it leaves out gives no finding). Templates see ``id`` (the call
 # id), ``call`` (the call's path) and ``ids`` (the calls of that turn left unanswered).
-CODES = {
+CODES: dict[str, FindingCode] = {
     "missing": "missing_result",
     "late": "results_not_adjacent",
     "unexpected": "result_without_call",

@@ -1,0 +1,86 @@
+"""The closed set of finding codes: :data:`FindingCode` for the type checker,
+:data:`FINDING_CODES` (code -> what it means) for people and tests.
+
+A code is stable: tests, the UI and the CLI's readers select findings by it. A new kind of
+finding gets a new line in both; ``tests/lint/test_finding_codes.py`` holds the two equal,
+every declared code used by the source, and every code the linter emits declared.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+FindingCode = Literal[
+    "array_items_missing",
+    "call_id_missing",
+    "consecutive_same_role",
+    "description_missing",
+    "description_too_long",
+    "description_vague",
+    "duplicate_call_id",
+    "duplicate_result",
+    "duplicate_tool_name",
+    "enum_suggested",
+    "first_message_not_user",
+    "form_refused",
+    "history_incomplete",
+    "missing_result",
+    "output_schema_invalid",
+    "parameter_description_missing",
+    "required_missing",
+    "required_unknown_property",
+    "result_without_call",
+    "results_not_adjacent",
+    "results_pending",
+    "results_reordered",
+    "root_not_object",
+    "schema_keyword_unsupported",
+    "strict_additional_properties",
+    "strict_keyword_unsupported",
+    "strict_required",
+    "structured_content_invalid",
+    "structured_content_missing",
+    "text_before_results",
+    "tool_name_invalid",
+    "tool_name_risky",
+    "tools_missing",
+    "unknown_tool",
+]
+
+FINDING_CODES: dict[FindingCode, str] = {
+    "array_items_missing": "an array in a tool's schema has no 'items', which the vendor needs",
+    "call_id_missing": "a tool call has no id, so no result can be paired with it",
+    "consecutive_same_role": "two messages of the same role in a row (merged or refused)",
+    "description_missing": "a tool has no description, by which models choose tools",
+    "description_too_long": "a tool's description is longer than the vendor accepts",
+    "description_vague": "a tool's description is too short or too vague to choose it by",
+    "duplicate_call_id": "a call id is used twice, so results cannot say which call they answer",
+    "duplicate_result": "a second result for the same call",
+    "duplicate_tool_name": "two tools declared under one name: calls cannot be dispatched",
+    "enum_suggested": "a free string parameter whose name suggests a closed set of values",
+    "first_message_not_user": "the history does not start with a user message",
+    "form_refused": "the Tools page's form refused a field's value",
+    "history_incomplete": "the history continues a stored response the request does not hold",
+    "missing_result": "a tool call has no result where the vendor looks for it",
+    "output_schema_invalid": "an MCP tool's outputSchema is not a valid JSON Schema",
+    "parameter_description_missing": "a parameter has no description",
+    "required_missing": "an object lists properties but no 'required'",
+    "required_unknown_property": "'required' names a property the object does not have",
+    "result_without_call": "a result answers no call of the turn before it",
+    "results_not_adjacent": "a call's result is present but not where the vendor looks for it",
+    "results_pending": "the history ends with calls awaiting their results",
+    "results_reordered": "results come in another order than their calls",
+    "root_not_object": "a tool's parameters schema is not an object at its root",
+    "schema_keyword_unsupported": "a schema keyword the vendor's schema type does not have",
+    "strict_additional_properties": "a strict tool's object does not forbid other properties",
+    "strict_keyword_unsupported": "a schema keyword strict mode does not support",
+    "strict_required": "a strict tool's object does not require every property",
+    "structured_content_invalid": "an MCP result's structuredContent breaks its outputSchema",
+    "structured_content_missing": "an MCP tool declares an outputSchema, its result has no "
+    "structuredContent",
+    "text_before_results": "content comes before the tool results of the user turn",
+    "tool_name_invalid": "a tool name the vendor's name rule refuses",
+    "tool_name_risky": "a tool name the SDK accepts but the API may refuse",
+    "tools_missing": "the history holds tool calls or results but declares no tools",
+    "unknown_tool": "a call names a tool that is not declared",
+}
