@@ -2,7 +2,7 @@
 
 Requests are ``POST /v1/messages`` bodies (read and written in
 :mod:`flowdebug.protocols.anthropic.request`), responses are ``Message`` objects, streams are
-the list of SSE event objects (see ``anthropic_stream``). Vendor-only fields
+the list of SSE event objects (see :mod:`.stream`). Vendor-only fields
 (``cache_control``, ``citations``, ``thinking`` config, ``pause_turn`` ...) ride in
 ``provider_details["anthropic"]`` and come back out on encode.
 """
