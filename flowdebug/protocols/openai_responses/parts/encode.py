@@ -139,8 +139,10 @@ class ItemEncoder:
                     items += self._hosted(part, p, msg.parts)
                 case _:
                     assert_never(part)
+        items += self._content(msg, pending, output)
+        # After the content: an image the assistant message cannot carry is left out there.
         self._shifted(msg, path, first_warning)
-        return items + self._content(msg, pending, output)
+        return items
 
     def _shifted(self, msg: Message, path: str, first_warning: int) -> None:
         """Name the message when a part left out (a hosted part, redacted reasoning of another
