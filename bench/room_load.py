@@ -4,9 +4,9 @@ In one process, as on one app server: the instructor steps the weather scenario 
 save the Debugger makes after it; at the end, Undo back to the start, also saved) every
 ``--pace`` seconds; each follower is a thread that does what the Room page does: every
 ``--poll`` seconds its fragment's check of the room's pulse (``Rooms.pulse``), and when it
-moved the page's rerun (``following.followed``: the session and its teaching picture, made
-once per pulse for all the followers of the process). ``--unshared``: what the page did
-before, every follower building the picture itself.
+moved the page's rerun: the session (``Rooms.follow``, read once per pulse for all) and its
+own teaching picture. ``--shared``: the picture made once per pulse for all the followers of
+the process (``following.followed``), which the page does not do yet (see the closing note).
 
 The instructor's Steps are timed in ``--rounds`` pairs of blocks of ``--steps`` changes, nobody
 following then the followers polling, so that a noisy machine weighs on both alike. Measured:
@@ -67,7 +67,7 @@ class Follower(threading.Thread):
     def __init__(self, rooms: Rooms, code: str, names: list[str], args, saved: dict):
         super().__init__(daemon=True)
         self.rooms, self.code, self.names, self.saved = rooms, code, names, saved
-        self.poll, self.unshared = args.poll, args.unshared
+        self.poll, self.shared = args.poll, args.shared
         self.seen: tuple[int, int] | None = None
         self.delays: list[float] = []
         self.pulses = 0
@@ -94,7 +94,7 @@ class Follower(threading.Thread):
             self.stop.wait(self.poll)
 
     def redraw(self):
-        if not self.unshared:
+        if self.shared:
             seen = following.followed(self.rooms, self.code, self.names, WINDOW)
             self.page = seen
             return seen.pulse
@@ -152,7 +152,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3, help="pairs of blocks: alone, followed")
     ap.add_argument("--pace", type=float, default=0.5, help="seconds between instructor changes")
     ap.add_argument("--poll", type=float, default=following.POLL, help="the pulse interval")
-    ap.add_argument("--unshared", action="store_true", help="each follower reads and draws")
+    ap.add_argument("--shared", action="store_true", help="one picture per pulse for all")
     ap.add_argument("--db", default=None, help="store URL (default: a temporary SQLite file)")
     args = ap.parse_args()
     url = args.db or os.path.join(tempfile.mkdtemp(), "room_load.db")
@@ -204,7 +204,7 @@ def main() -> None:
     delays = [d for f in followers for d in f.delays]
     rows = [
         ("store", store.__repr__()),
-        ("followers", f"{args.followers} ({'unshared' if args.unshared else 'shared'})"),
+        ("followers", f"{args.followers} ({'shared' if args.shared else 'own'} picture)"),
         ("load average at the start (1, 5, 15 min)", ", ".join(f"{x:.2f}" for x in load)),
         (
             "follow delay p50 / p95 (ms)",

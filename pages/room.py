@@ -4,13 +4,13 @@ try the step yourself in a copy of your own."""
 import streamlit as st
 
 from flowdebug.store.rooms import RoomClosed, normal_code
-from flowdebug.views import following
 from flowdebug.views.aligned import WINDOW
 from flowdebug.views.debugger import (
     PHASE_TITLES,
     explain,
     phase_now,
     phase_title,
+    refusals,
     status_line,
 )
 from ui import common, rooms
@@ -34,10 +34,8 @@ except RoomClosed as e:
 st.session_state[rooms.CODE] = code
 st.query_params["room"] = code
 
-chosen = common.chosen_protocols()
 try:
-    # What every follower of this room on this server draws, made once per Step for them all.
-    seen = following.followed(rooms.rooms(), code, chosen, WINDOW, teaching.lit())
+    state, pulse = rooms.rooms().follow(code)
 except RoomClosed as e:
     st.warning(
         f"{common.literal(e)}. This page no longer follows it; your own copies are on the "
@@ -46,15 +44,11 @@ except RoomClosed as e:
     )
     st.session_state.pop(rooms.CODE, None)
     st.stop()
-state, pulse = seen.state, seen.pulse
 st.session_state[SEEN] = pulse.key
 
 
 def _pulse() -> None:
-    """The follower's poll: one small read; the page is drawn again only when it moved.
-    Not the pulse shared by this server's followers (``Rooms.pulse``'s ``max_age``): with it,
-    pages in Chromium (8 following one room) lost everything above the picture after a Step
-    and stayed so until the next one, in 8 of 13 runs; never in 6 runs with a read each."""
+    """The follower's poll: one small read; the page is drawn again only when it moved."""
     try:
         now = rooms.rooms().pulse(code).key
     except RoomClosed:
@@ -65,7 +59,8 @@ def _pulse() -> None:
 
 st.fragment(_pulse, run_every=rooms.POLL)()
 
-refused = seen.refused
+chosen = common.chosen_protocols()
+refused = refusals(state.conversation, state.events, chosen)
 upcoming = f" · next: {PHASE_TITLES[state.next_phase]}" if state.events else ""
 head, act = st.columns([4, 1])
 head.subheader(f"Room {code} · {phase_title(state)} · step {state.step}{upcoming}")
@@ -81,5 +76,5 @@ with st.expander("What this phase is", expanded=False):
     st.markdown(meaning)
     for name, where in fields.items():
         st.markdown(f"**{common.title(name)}**: {where}")
-teaching.draw_table(seen.table, seen.data, refused, chosen)
+teaching.draw_picture(state, chosen, WINDOW, upto=pulse.beat)
 st.caption("Read-only: this page follows the instructor. Try it yourself to step on alone.")

@@ -9,6 +9,7 @@ column and tells the server through the component's state.
 
 from __future__ import annotations
 
+import json
 from functools import partial
 from importlib import resources
 
@@ -16,10 +17,8 @@ import streamlit as st
 from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
 
 from flowdebug.engine.session.session_state import SessionState
-from flowdebug.engine.tracing.trace import Rejection
 from flowdebug.render import teaching as slide
 from flowdebug.views.debugger import refusals
-from flowdebug.views.following import component_data
 from flowdebug.views.teaching import Picture, picture
 from ui import common
 from ui import graphs as drawing
@@ -53,27 +52,26 @@ def _clicked() -> None:
         st.session_state[LIT] = seq
 
 
-def lit() -> int | None:
-    """The event this tab lit with a click on the picture (None: the step's own are lit)."""
-    selected = st.session_state.get(LIT, -1)
-    return None if selected is None or selected < 0 else selected
-
-
 def draw_picture(
     state: SessionState, chosen: list[str], window: int | None, upto: int | None = None
 ) -> None:
     """The teaching picture of ``state`` for the vendors ``chosen``. ``upto``: the last event
     Play has revealed (None: all of them)."""
+    selected = st.session_state.get(LIT, -1)
     refused = refusals(state.conversation, state.events, chosen)
-    table = picture(state, chosen, refused, window=window, selected=lit(), upto_seq=upto)
-    draw_table(table, component_data(table), refused, chosen)
-
-
-def draw_table(
-    table: Picture, data: bytes, refused: dict[str, Rejection], chosen: list[str]
-) -> None:
-    """A picture already made (``data``: its :func:`~flowdebug.views.following.component_data`,
-    which a room's followers share), with the vendors that refuse it."""
+    table = picture(
+        state,
+        chosen,
+        refused,
+        window=window,
+        selected=None if selected is None or selected < 0 else selected,
+        upto_seq=upto,
+    )
+    # JSON as bytes, not the dict nor a string: Streamlit looks for dataframes in a dict's
+    # values (two thirds of the picture's server time in a room of 30), and asking whether a
+    # string is one imports pandas and pyarrow (70 MB of the server's memory); bytes it passes
+    # as they are.
+    data = json.dumps(table.data(), ensure_ascii=False, separators=(",", ":")).encode()
     _PICTURE(data=data, key="fd_picture", default={"lit": None},
              on_lit_change=_clicked)  # fmt: skip
     for name, r in refused.items():

@@ -13,14 +13,14 @@ import streamlit as st
 from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import FlowdebugError
 from flowdebug.store.rooms import Question, RoomClosed, Rooms
-from flowdebug.views import following, predictions
+from flowdebug.views import predictions
 from ui import common, flash
 from ui.browser import owner
 
 ROOM_PAGE = "pages/room.py"
 CODE = "fd_room_code"  # the room this tab follows (or came from, after a fork)
 FORKED = "fd_room_fork"  # the id of this tab's own try, forked from the room
-POLL = following.POLL  # seconds between a follower's pulse checks
+POLL = 0.5  # seconds between a follower's pulse checks
 TALLY_EVERY = 1.0  # seconds between the instructor's tally refreshes
 
 

@@ -5,6 +5,10 @@ session (:meth:`flowdebug.store.rooms.Rooms.follow` reads it once per pulse) and
 teaching picture. :func:`followed` builds the picture and its JSON once per pulse and set of
 vendors, so a Step costs the server one picture, not sixty; an attendee who lit an event of
 their own (a click on a row) gets a picture of their own.
+
+The Room page does not use it yet: with it, follower pages in Chromium now and then lost
+everything above the picture after a Step (1 run of 5 with 8 followers; never in 6 runs
+without), not understood yet. ``bench/room_load.py --shared`` measures it.
 """
 
 from __future__ import annotations
