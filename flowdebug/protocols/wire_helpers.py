@@ -7,6 +7,7 @@ Each takes the protocol's name; a codec binds it once (``anthropic/parts.py``,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from typing import Any
 
@@ -102,3 +103,18 @@ def tool_metadata(tool: Any) -> list[str]:
     """The fields of a canonical ``Tool`` a vendor without them leaves out (set, even when
     empty: an empty ``output_schema`` is still one)."""
     return [f for f in ("title", "annotations", "output_schema") if getattr(tool, f) is not None]
+
+
+def result_items_shifted(result: Any, path: str, w: Warnings, first: int) -> None:
+    """Name a tool result's content (``result`` at ``path``) when images left out of it (warned
+    since the warning numbered ``first``) move the items after them up."""
+    where = re.compile(re.escape(path) + r"\.content\[(\d+)\]")
+    gone = sorted(
+        {
+            int(m[1])
+            for x in w.items[first:]
+            if x.code == "image_in_result_dropped" and (m := where.fullmatch(x.path))
+        }
+    )
+    if gone and any(j not in gone for j in range(gone[0] + 1, len(result.content))):
+        w.add("parts_shifted", f"{path}.content", "the items after a left-out image move up")

@@ -24,7 +24,7 @@ from flowdebug.protocols import wire_helpers
 from flowdebug.protocols.anthropic import hosted as anthropic_hosted
 from flowdebug.protocols.base import Renamer, Warnings, expect, foreign_signature, require
 from flowdebug.protocols.warning_codes import WarningCode
-from flowdebug.protocols.wire_helpers import with_extra
+from flowdebug.protocols.wire_helpers import result_items_shifted, with_extra
 
 PROTOCOL = "anthropic"
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
@@ -70,6 +70,7 @@ def _encode_result_content(result: ToolResult, path: str, w: Warnings) -> str | 
     if isinstance(result.content, str):
         return result.content
     blocks: list[Any] = []
+    first = len(w.items)
     for j, item in enumerate(result.content):
         item_path = f"{path}.content[{j}]"
         match item:
@@ -86,6 +87,7 @@ def _encode_result_content(result: ToolResult, path: str, w: Warnings) -> str | 
                     blocks.append(image)
             case _:
                 assert_never(item)
+    result_items_shifted(result, path, w, first)
     return blocks
 
 

@@ -33,7 +33,7 @@ from flowdebug.model import (
 from flowdebug.protocols import wire_helpers
 from flowdebug.protocols.base import Renamer, Warnings, expect, foreign_signature, require
 from flowdebug.protocols.warning_codes import WarningCode
-from flowdebug.protocols.wire_helpers import with_extra
+from flowdebug.protocols.wire_helpers import result_items_shifted, with_extra
 
 # A Text part in a tool result that came from a {"json": ...} block goes back as one.
 JSON_MARK = "json"
@@ -113,6 +113,7 @@ def _encode_result_content(result: ToolResult, path: str, w: Warnings) -> list[d
             "a result holding one text part reads back from Bedrock as plain text",
         )
     blocks: list[dict[str, Any]] = []
+    first = len(w.items)
     for j, item in enumerate(result.content):
         item_path = f"{path}.content[{j}]"
         match item:
@@ -131,6 +132,7 @@ def _encode_result_content(result: ToolResult, path: str, w: Warnings) -> list[d
                     blocks.append(image)
             case _:
                 assert_never(item)
+    result_items_shifted(result, path, w, first)
     return blocks
 
 

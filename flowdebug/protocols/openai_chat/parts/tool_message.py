@@ -17,6 +17,7 @@ from flowdebug.model import Image, Text, ToolResult
 from flowdebug.protocols.base import Warnings
 from flowdebug.protocols.error_results import error_output, warn_if_read_as_error
 from flowdebug.protocols.openai_chat.parts import PROTOCOL
+from flowdebug.protocols.wire_helpers import result_items_shifted
 
 
 class Names(Protocol):
@@ -54,6 +55,7 @@ def tool_message(enc: Names, result: ToolResult, path: str) -> dict[str, Any]:
                     )
                 case _:
                     assert_never(item)
+        result_items_shifted(result, path, enc.w, 0)
     content: str | list[dict[str, Any]]
     if result.name is not None:
         enc.name(result.name, path)  # the decoder names a result after its call
