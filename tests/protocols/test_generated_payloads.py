@@ -22,7 +22,7 @@ from flowdebug.model import dump
 from flowdebug.protocols import PROTOCOLS, get
 from flowdebug.protocols.convert import decode
 from tests.hypothesis_profiles import examples, profile
-from tests.protocols.sdk_strategies import schema_of, shape_schema, strategy
+from tests.protocols.sdk_strategies import PNG, schema_of, shape_schema, strategy
 from tests.protocols.test_no_silent_change import silent
 from tests.sdkcheck import validate_wire
 
@@ -285,13 +285,28 @@ REGRESSIONS: dict[str, dict[str, list[Any]]] = {
             }
         ]
     },
-    # A tool's inputSchema without "type": "object", which MCP's schema requires.
     "mcp": {
         "transcript": [
+            # A tool's inputSchema without "type": "object", which MCP's schema requires.
             [
                 _rpc(0, method="tools/list"),
                 _rpc(0, result={"tools": [{"name": "t", "inputSchema": {}}]}),
-            ]
+            ],
+            # An image a target leaves out of the result moved the text after it, unnamed.
+            [
+                _rpc(0, method="tools/list"),
+                _rpc(0, result={"tools": []}),
+                _rpc(1, method="tools/call", params={"name": "f", "arguments": {}}),
+                _rpc(
+                    1,
+                    result={
+                        "content": [
+                            {"type": "image", "data": PNG, "mimeType": "x/y"},
+                            {"type": "text", "text": "t"},
+                        ]
+                    },
+                ),
+            ],
         ]
     },
 }
