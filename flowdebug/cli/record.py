@@ -111,9 +111,7 @@ def add_commands(subparsers: Any) -> None:
         "the upstream, the answer comes back as it streams, and every exchange is saved as a "
         "session (one per conversation) in the store ($FLOWDEBUG_DB).",
     )
-    p.add_argument(
-        "--port", type=_port, help=f"port (0: any free port; default {DEFAULT_PORT})"
-    )
+    p.add_argument("--port", type=_port, help=f"port (0: any free port; default {DEFAULT_PORT})")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument(
         "--upstream",

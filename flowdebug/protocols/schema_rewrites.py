@@ -4,7 +4,8 @@ A vendor that needs a schema other than the one a person wrote gets it rewritten
 in its own encoder, and the conversion says so with the rewrite's warning code: a schema that
 reaches the model differently from the one declared is a change, and flowdebug makes none
 silently. :data:`REWRITES` is the closed set; ``tests/protocols/test_no_silent_change.py``
-encodes each rewrite's ``example`` in every vendor and checks which vendors rewrite it and that each warns.
+encodes each rewrite's ``example`` in every vendor and checks which vendors rewrite it and that
+each warns.
 """
 
 from __future__ import annotations

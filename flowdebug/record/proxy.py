@@ -101,9 +101,10 @@ def _outgoing(headers: Any) -> dict[str, str]:
     out = {k: v for k, v in headers.items() if k.lower() not in HOP_BY_HOP}
     if "accept-encoding" in out:
         wanted = [e.strip() for e in out["accept-encoding"].split(",")]
-        out["accept-encoding"] = ", ".join(
-            e for e in wanted if e.split(";")[0].strip().lower() in READABLE_ENCODINGS
-        ) or "identity"
+        out["accept-encoding"] = (
+            ", ".join(e for e in wanted if e.split(";")[0].strip().lower() in READABLE_ENCODINGS)
+            or "identity"
+        )
     return out
 
 

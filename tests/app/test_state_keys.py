@@ -68,5 +68,11 @@ def test_the_scan_sees_every_way_a_key_is_used():
         '"tested" in st.session_state\n'
     )
     assert keys_used(ast.parse(code)) == {
-        "fd_const", "attr", "sub", "got", "popped", "defaulted", "tested"
+        "fd_const",
+        "attr",
+        "sub",
+        "got",
+        "popped",
+        "defaulted",
+        "tested",
     }

@@ -17,9 +17,7 @@ from tests import cases
 from tests.paths import FIXTURES
 from tests.protocols.test_roundtrip_report import finished_weather
 
-SCHEMA = json.loads(
-    (FIXTURES / "openai_finetune_chat.schema.json").read_text()
-)
+SCHEMA = json.loads((FIXTURES / "openai_finetune_chat.schema.json").read_text())
 FORMAT = "openai-finetune"
 
 
