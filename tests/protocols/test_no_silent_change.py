@@ -17,7 +17,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from flowdebug import protocols
-from flowdebug.model import Conversation, Message, ModelResponse, Text, Tool, dump
+from flowdebug.model import (
+    Conversation,
+    Image,
+    Message,
+    ModelResponse,
+    Text,
+    Tool,
+    ToolCall,
+    ToolResult,
+    dump,
+)
 from flowdebug.protocols.base import ConversionWarning
 from flowdebug.protocols.schema_rewrites import OBJECT_ROOT, REWRITES
 from tests.hypothesis_profiles import examples
@@ -197,3 +207,39 @@ def test_no_encoder_changes_a_tool_schema_without_a_warning(protocol, schema):
     assert [p for p in tools if not covered(p, warnings)] == []
     rewrites = {w.code for w in warnings if w.path.startswith("tools[0].parameters")}
     assert rewrites <= {r.code for r in REWRITES}
+
+
+# -- what the long generated-payload run found ------------------------------------------------
+
+
+def test_a_result_whose_call_openai_chat_drops_says_it_loses_its_name():
+    # A call inside a user message cannot be sent to OpenAI Chat; its result then reads back
+    # without the tool name (a tool message names none) and says so.
+    conv = Conversation(
+        tools=[Tool(name="get_weather", parameters={"type": "object"})],
+        messages=[
+            Message(role="user", parts=[Text(text="hi"), ToolCall(id="t1", name="get_weather")]),
+            Message(
+                role="tool", parts=[ToolResult(call_id="t1", name="get_weather", content="18C")]
+            ),
+        ],
+    )
+    back, warnings = convert_canonical(conv, "openai-chat")
+    assert back.messages[1].parts[0].name is None
+    assert "result_name_dropped" in {w.code for w in warnings}
+    assert silent(_dump(conv), _dump(back), warnings) == []
+
+
+def test_an_image_of_no_media_type_stays_so_through_openai_responses():
+    image = Image(media_type="", data="aGk=")
+    conv = Conversation(
+        tools=[Tool(name="see", parameters={"type": "object"})],
+        messages=[
+            Message(role="user", parts=[Text(text="look")]),
+            Message(role="assistant", parts=[ToolCall(id="c1", name="see")]),
+            Message(role="tool", parts=[ToolResult(call_id="c1", name="see", content=[image])]),
+        ],
+    )
+    back, warnings = convert_canonical(conv, "openai-responses")
+    assert back.messages[2].parts[0].content == [image]
+    assert silent(_dump(conv), _dump(back), warnings) == []

@@ -88,6 +88,8 @@ class Encoder:
         self.w = Warnings(PROTOCOL)
         self.model = model
         self.legacy = legacy
+        # Calls left out (in a user or system message): their results go without a name.
+        self.dropped_calls: set[str] = set()
 
     def name(self, name: str, path: str) -> str:
         new = safe_name(PROTOCOL, name)
@@ -202,8 +204,17 @@ class Encoder:
                 out.order.append(_CALL)
             case ToolCall():
                 self.w.add("part_dropped", ppath, f"a tool call in a {role} message cannot be sent")
+                self.dropped_calls.add(part.id)
                 return False
             case ToolResult():
+                if part.call_id in self.dropped_calls and part.name is not None:
+                    # a tool message names no tool: the reader takes the name from the call
+                    self.w.add(
+                        "result_name_dropped",
+                        f"{ppath}.name",
+                        f"the call of this {part.name} result was left out, and a tool "
+                        "message names no tool: read back, the result has no name",
+                    )
                 out.results.append(tool_message(self, part, ppath))
             case HostedCall():
                 self.w.add(

@@ -295,7 +295,7 @@ def _image(part: dict[str, Any], path: str) -> Image:
         mine["detail"] = part["detail"]
     url = part.get("image_url")
     if isinstance(url, str) and (url or not isinstance(part.get("file_id"), str)):
-        match = re.fullmatch(r"data:([^;,]+);base64,(.*)", url, re.S)
+        match = re.fullmatch(r"data:([^;,]*);base64,(.*)", url, re.S)  # an empty type stays
         if match:
             return Image(media_type=match[1], data=match[2], provider_details=details(mine))
         return Image(url=url, provider_details=details(mine))
