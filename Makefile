@@ -14,6 +14,11 @@ PORT   ?= 8501
 # two cores loaded the machine so that the Play browser tests, which time a playback, failed
 # in about half the runs.
 WORKERS ?= 2
+# Python keeps the bytecode it compiles (__pycache__, ignored by git) even where the shell says
+# not to: each test worker imports the whole project and its tests, which took 15 s of CPU to
+# collect test-fast without the cache and 9 s with it, and every test that starts a Python
+# process (the CLI, the sandbox, the app servers) compiles the project again without it.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test test-fast test-lowest typecheck bench clean lock
 
