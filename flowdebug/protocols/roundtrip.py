@@ -141,5 +141,5 @@ def roundtrip(value: Conversation | Any, names: list[str] | None = None) -> list
         start = Decoded("canonical", "request", conversation=value)
     else:
         start = decode(value)
-    names = names or [n for n, c in protocols.PROTOCOLS.items() if c.facts.kind == "model"]
+    names = names or protocols.model_protocols()
     return [trip(start, a, b) for a in names for b in names if a != b]

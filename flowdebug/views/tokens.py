@@ -48,11 +48,6 @@ class Footprint:
         return {"vendor": facts.title, "tokens": shown, "how": self.how, "note": self.note}
 
 
-def model_vendors() -> list[str]:
-    """The vendors whose requests declare tools to a model (MCP's are the runtime's)."""
-    return [n for n, c in protocols.PROTOCOLS.items() if c.facts.kind == "model"]
-
-
 def count_settings(protocol: str, choice: PlayerChoice | None = None) -> LiveSettings | None:
     """How to reach ``protocol``'s count-tokens endpoint, or None when nothing may: the live
     player's own settings for its vendor (its typed key, its base URL: a local server or the
@@ -90,7 +85,7 @@ def footprints(
     a count is two calls to the vendor), else estimated. A count the vendor refused falls
     back to the estimate, with the vendor's words."""
     out = []
-    for name in names or model_vendors():
+    for name in names or protocols.model_protocols():
         settings = count_settings(name, choice)
         counting = protocols.facts(name).token_count
         if settings is None or counting is None or not count:
@@ -114,7 +109,7 @@ def footprints(
 
 def countable(choice: PlayerChoice | None = None) -> list[str]:
     """The vendors whose count-tokens endpoint can be reached now (:func:`count_settings`)."""
-    return [n for n in model_vendors() if count_settings(n, choice) is not None]
+    return [n for n in protocols.model_protocols() if count_settings(n, choice) is not None]
 
 
 # -- usage per model turn ----------------------------------------------------------------

@@ -10,16 +10,11 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from flowdebug.protocols.roundtrip import ASPECTS, roundtrip
+from tests.paths import REAL
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "encodings.py")
-THINKING = (
-    ROOT
-    / "tests"
-    / "fixtures"
-    / "real"
-    / ("anthropic.response.pydantic-ai-cassette-thinking-then-tool.json")
-)
+THINKING = REAL / "anthropic.response.pydantic-ai-cassette-thinking-then-tool.json"
 VENDORS = ["Anthropic Messages", "OpenAI Chat Completions", "OpenAI Responses", "Google Gemini",
            "Bedrock Converse"]  # fmt: skip
 

@@ -15,6 +15,7 @@ from flowdebug.exchange.imports import import_session
 from flowdebug.protocols.token_estimate import compact, declarations
 from flowdebug.store.sessions import open_store
 from tests.app.markdown import cells, shown
+from tests.paths import REAL
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = str(ROOT / "pages" / "tools.py")
@@ -74,7 +75,7 @@ def test_the_live_players_vendor_is_counted_on_the_button(emulator):
 
 
 def test_the_history_page_shows_the_usage_an_imported_response_reported():
-    real = ROOT / "tests" / "fixtures" / "real" / "anthropic.response.sdk-runner-sf-weather.json"
+    real = REAL / "anthropic.response.sdk-runner-sf-weather.json"
     with open_store() as store:
         imported = import_session(real.read_text(), store=store)
     app = AppTest.from_file(HISTORY, default_timeout=60)

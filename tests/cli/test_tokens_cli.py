@@ -12,16 +12,11 @@ from flowdebug.cli.main import main
 from flowdebug.exchange.tool_imports import parse_tools
 from flowdebug.model import Conversation
 from flowdebug.protocols.token_estimate import compact, declarations
+from tests.paths import REAL
 
 ROOT = Path(__file__).resolve().parents[2]
 WEATHER = ROOT / "sample_tools" / "weather_conversation.json"
-REAL = (
-    ROOT
-    / "tests"
-    / "fixtures"
-    / "real"
-    / "openai-chat.response.sdk-parallel-weather-and-stock.json"
-)
+PARALLEL = REAL / "openai-chat.response.sdk-parallel-weather-and-stock.json"
 
 
 @pytest.fixture(autouse=True)
@@ -44,7 +39,7 @@ def test_tokens_prints_one_estimated_line_per_model_vendor(capsys):
 
 
 def test_tokens_lists_the_usage_an_imported_response_reported(capsys):
-    assert main(["tokens", str(REAL)]) == 0
+    assert main(["tokens", str(PARALLEL)]) == 0
     usage = [line for line in capsys.readouterr().out.splitlines() if line.startswith("usage")]
     assert usage == [
         "usage\tstep=2\tvendor=OpenAI Chat Completions\tmodel=gpt-4o-2024-08-06"
@@ -53,7 +48,7 @@ def test_tokens_lists_the_usage_an_imported_response_reported(capsys):
 
 
 def test_tokens_json_holds_both_tables(capsys):
-    assert main(["tokens", str(REAL), "--json"]) == 0
+    assert main(["tokens", str(PARALLEL), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [r["how"] for r in data["footprint"]] == ["estimated"] * 5
     assert data["usage"][0]["input_tokens"] == 149

@@ -4,10 +4,10 @@ tools' footprint per vendor (counted by the emulator's endpoints, else estimated
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
+from flowdebug import protocols
 from flowdebug.engine.execution import toolsets
 from flowdebug.engine.session import scenarios
 from flowdebug.engine.session.debugger import Session
@@ -17,9 +17,9 @@ from flowdebug.model import Conversation
 from flowdebug.players.base import PlayerTurn
 from flowdebug.players.live.player import live_player
 from flowdebug.protocols.token_estimate import compact, declarations
-from flowdebug.views.tokens import footprints, model_vendors, turn_usage, usage_rows
+from flowdebug.views.tokens import footprints, turn_usage, usage_rows
+from tests.paths import REAL
 
-REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 WEATHER = toolsets.load("weather").tools
 
 
@@ -31,7 +31,7 @@ def _no_tiktoken_cache(monkeypatch):
 
 def test_the_offline_estimate_is_chars_over_four_of_each_vendors_tools_json():
     rows = {f.protocol: f for f in footprints(WEATHER)}
-    assert list(rows) == model_vendors()
+    assert list(rows) == protocols.model_protocols()
     for name, found in rows.items():
         text = compact(declarations(name, WEATHER))
         assert '"get_weather"' in text
