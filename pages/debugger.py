@@ -1,22 +1,15 @@
 """Debugger: step the cycle one phase or one turn at a time and watch every protocol's graph."""
 
-import json
-
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from flowdebug.engine.execution.approval import Approve, Edit, Reject
 from flowdebug.engine.session import scenarios
 from flowdebug.engine.session.debugger import Session
-from flowdebug.engine.session.session_state import Breakpoint
 from flowdebug.errors import FlowdebugError
-from flowdebug.model import Message
-from flowdebug.players import ManualPlayer
 from flowdebug.render import Style, to_png, to_svg
 from flowdebug.views.aligned import WINDOW as ALIGNED_WINDOW
 from flowdebug.views.debugger import (
     PHASE_TITLES,
-    edited_arguments,
     graphs,
     lint_ahead,
     phase_title,
@@ -28,6 +21,9 @@ from flowdebug.views.history import part_summary
 from ui import actions, common, flash, play, projector
 from ui import graphs as drawing
 from ui import picture as teaching
+from ui.approvals import decisions
+from ui.breakpoints import breakpoints
+from ui.manual_turn import manual_turn
 
 common.sidebar()
 s = common.session()
@@ -162,102 +158,6 @@ def _controls() -> tuple[DeltaGenerator, Session]:
     return bar, s
 
 
-def _decisions(s: Session) -> None:
-    """A destructive call's Approve / Run edited / Reject."""
-    state = s.state
-    waiting = [
-        c
-        for c in (s.conversation.messages[-1].tool_calls if s.conversation.messages else [])
-        if c.id not in state.decisions
-        and (entry := s.state.toolset.get(c.name)) is not None
-        and entry.tool.destructive
-    ]
-    if state.status == "awaiting_approval" and waiting:
-        st.warning("A destructive tool waits for your decision.")
-        for call in s.conversation.messages[-1].tool_calls:
-            entry = s.state.toolset.get(call.name)
-            if call.id in state.decisions or entry is None or not entry.tool.destructive:
-                continue
-            with st.container(border=True):
-                st.markdown(f"**{common.literal(call.name)}** {common.code_span(call.id)}")
-                args = st.text_area(
-                    "Arguments (edit to run with different ones)",
-                    json.dumps(call.arguments, indent=2),
-                    key=f"args_{call.id}",
-                )
-                tool = entry.tool
-                edited, problems = edited_arguments(args, tool.parameters)
-                if edited is not None and problems:
-                    st.warning(
-                        f"These arguments break {common.literal(call.name)}'s schema, so the "
-                        "runtime will refuse the call as a validation error:\n"
-                        + "\n".join(f"- {common.code_span(p)}" for p in problems)
-                    )
-                a, e, r = st.columns(3)
-                if a.button("Approve", key=f"approve_{call.id}"):
-                    s.decide(call.id, Approve())
-                    st.rerun()
-                if e.button("Run edited", key=f"edit_{call.id}"):
-                    if edited is None:
-                        st.error(f"Arguments not changed: {common.literal(problems[0])}")
-                    else:
-                        try:
-                            s.decide(call.id, Edit(arguments=edited))
-                            st.rerun()
-                        except (ValueError, FlowdebugError) as err:
-                            st.error(f"Arguments not changed: {common.literal(err)}")
-                if r.button("Reject", key=f"reject_{call.id}"):
-                    s.decide(call.id, Reject(reason="rejected in the debugger"))
-                    st.rerun()
-
-
-def _keep_manual_turn() -> None:
-    common.session().set_settings(manual_turn=st.session_state.manual_turn)
-
-
-def _manual(s: Session) -> None:
-    """The model's turn, written by the person who plays it."""
-    state = s.state
-    if (
-        isinstance(s.player, ManualPlayer)
-        and state.next_phase == "request"
-        and state.status == "ready"
-    ):
-        with st.container(border=True):
-            st.markdown(
-                "**You play the model.** Write its next turn as a canonical assistant "
-                "message (text parts and/or tool_call parts), then Step."
-            )
-            example = {
-                "role": "assistant",
-                "parts": [
-                    {
-                        "kind": "tool_call",
-                        "id": "call_m1",
-                        "name": (s.state.toolset.names or ["x"])[0],
-                        "arguments": {},
-                    }
-                ],
-            }
-            # The turn last typed for this session stays (after an Undo, a Step, a reload);
-            # the template only until one is typed.
-            if st.session_state.get("fd_manual_for") != state.id or (
-                "manual_turn" not in st.session_state
-            ):
-                st.session_state.manual_turn = state.manual_turn or json.dumps(example, indent=2)
-                st.session_state.fd_manual_for = state.id
-            text = st.text_area(
-                "Model turn (JSON)", key="manual_turn", height=180, on_change=_keep_manual_turn
-            )
-            if st.button("Queue this turn", key="manual_queue"):
-                try:
-                    s.set_settings(manual_turn=text)
-                    s.player.write(Message.model_validate_json(text))
-                    st.success("Queued: press Step.")
-                except (ValueError, FlowdebugError) as err:
-                    st.error(f"Not queued: {common.literal(err)}")
-
-
 LAYOUT_KEYS = ("graph_layout", "per_row", "show_all", "show_stream")
 
 
@@ -311,37 +211,6 @@ def _layout(per_row: int) -> None:
     )
 
 
-def _breakpoints(s: Session) -> None:
-    """Where a Run stops: before named tools, after an error result, at a round."""
-    state = s.state
-    tools = s.state.toolset.names
-    before = st.multiselect(
-        "Before these tools run",
-        tools,
-        key="bp_tools",
-        default=[b.tool for b in state.breakpoints if b.kind == "tool" and b.tool in tools],
-    )
-    on_error = st.checkbox(
-        "After an error result",
-        key="bp_error",
-        value=any(b.kind == "error" for b in state.breakpoints),
-    )
-    at_round = st.number_input(
-        "At round (0: none)",
-        0,
-        100,
-        key="bp_round",
-        value=next((b.round for b in state.breakpoints if b.kind == "round"), 0),
-    )
-    wanted = [Breakpoint(kind="tool", tool=t) for t in before]
-    if on_error:
-        wanted.append(Breakpoint(kind="error"))
-    if at_round:
-        wanted.append(Breakpoint(kind="round", round=int(at_round)))
-    if wanted != state.breakpoints:
-        s.set_breakpoints(wanted)
-
-
 def _per_row(chosen: list[str]) -> int:
     """Separate graphs a row: the person's choice, else two (one when one vendor is shown)."""
     return st.session_state.get("per_row", min(2, len(chosen) or 1))
@@ -373,7 +242,7 @@ def _settings() -> None:
         box = st.expander("Breakpoints (Run stops here)", key="bp_open", on_change="rerun")
     if box.open:
         with box:
-            _breakpoints(s)
+            breakpoints(s)
     with pace:
         play.pace_control()
     with history:
@@ -470,8 +339,8 @@ def _cycle() -> None:
     setting reruns this alone, not the app around it (the sidebar, the scenario list). A
     widget outside it (the scenario, the sidebar) reruns the whole app, this with it."""
     bar, s = _controls()
-    _decisions(s)
-    _manual(s)
+    decisions(s)
+    manual_turn(s)
     _graphs(bar, s)
     _history(s)
     common.refresh_status()  # the sidebar follows the step (a line of text a Step)
