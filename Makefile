@@ -35,7 +35,7 @@ $(BIN)/.installed: pyproject.toml requirements.lock
 # lower (bench/workshop_load.py --minutes 20; see the README's Deployment). Other C libraries
 # ignore the variable.
 run: $(BIN)/.installed
-	MALLOC_ARENA_MAX=2 $(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true \
+	MALLOC_ARENA_MAX=2 $(BIN)/streamlit run serve.py --server.port $(PORT) --server.headless true \
 		--browser.gatherUsageStats false --server.fileWatcherType none
 
 test: $(BIN)/.installed

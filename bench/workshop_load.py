@@ -113,7 +113,8 @@ def server(
     if gc_mode.startswith("freeze") or TRACE_MEMORY or GC_STATS:
         launcher = [str(BENCH / "serve.py")]
         if gc_mode.startswith("freeze"):
-            env["FLOWDEBUG_BENCH_PRELOAD"] = "flowdebug" if app.name == "app.py" else ""
+            app_itself = app.name in ("app.py", "serve.py")
+            env["FLOWDEBUG_BENCH_PRELOAD"] = "flowdebug" if app_itself else ""
             env["FLOWDEBUG_GC"] = "freeze"
     else:
         launcher = ["-m", "streamlit"]
@@ -409,7 +410,9 @@ def cell(
     root: Path, app: str, gc_mode: str, n: int, seconds: float, long_run: bool, ns: Any
 ) -> dict[str, object]:
     """One run: a fresh server of ``app`` from ``root`` under ``n`` attendees."""
-    path = BENCH / "floor_app.py" if app == "floor" else root / "app.py"
+    # serve.py: the app with the room's poll route (a checkout before it has app.py alone)
+    entry = root / "serve.py" if (root / "serve.py").exists() else root / "app.py"
+    path = BENCH / "floor_app.py" if app == "floor" else entry
     with tempfile.TemporaryDirectory(prefix="fd-bench-") as tmp:
         db = Path(tmp) / "sessions.db"
         big_id = None

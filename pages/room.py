@@ -16,8 +16,6 @@ from flowdebug.views.debugger import (
 from ui import common, rooms
 from ui import picture as teaching
 
-SEEN = "fd_room_seen"  # the pulse this page was drawn at
-
 common.sidebar()
 st.title("👥 Room")
 typed = st.query_params.get("room") or st.session_state.get(rooms.CODE)
@@ -44,20 +42,7 @@ except RoomClosed as e:
     )
     st.session_state.pop(rooms.CODE, None)
     st.stop()
-st.session_state[SEEN] = pulse.key
-
-
-def _pulse() -> None:
-    """The follower's poll: one small read; the page is drawn again only when it moved."""
-    try:
-        now = rooms.rooms().pulse(code).key
-    except RoomClosed:
-        now = None
-    if now != st.session_state.get(SEEN):
-        st.rerun()
-
-
-st.fragment(_pulse, run_every=rooms.POLL)()
+rooms.follow_pulse(code, pulse.key)
 
 chosen = common.chosen_protocols()
 refused = refusals(state.conversation, state.events, chosen)

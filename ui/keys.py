@@ -56,7 +56,6 @@ STATE: dict[str, str] = {
     # rooms
     "fd_room_code": "the room this tab follows (or came from, after a fork)",
     "fd_room_fork": "the id of this tab's own try, forked from the room",
-    "fd_room_seen": "the room's pulse this follow page was drawn at",
     # the History page
     "history_rev": "the history revision the History editors were filled from",
     "hist_from": "the first message the History page shows",

@@ -6,21 +6,22 @@ and makes the questions (:mod:`flowdebug.views.predictions`); this draws them.
 
 from __future__ import annotations
 
+import json
 import uuid
+from importlib import resources
 
 import streamlit as st
 
 from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import FlowdebugError
 from flowdebug.store.rooms import Question, RoomClosed, Rooms
-from flowdebug.views import predictions
+from flowdebug.views import predictions, room_pulse
 from ui import common, flash
 from ui.browser import owner
 
 ROOM_PAGE = "pages/room.py"
 CODE = "fd_room_code"  # the room this tab follows (or came from, after a fork)
 FORKED = "fd_room_fork"  # the id of this tab's own try, forked from the room
-POLL = 0.5  # seconds between a follower's pulse checks
 TALLY_EVERY = 1.0  # seconds between the instructor's tally refreshes
 
 
@@ -41,6 +42,42 @@ def link(code: str) -> str:
 
 
 # -- the attendee ---------------------------------------------------------------------------------
+
+# The follower's poll: a component that asks the route of views/room_pulse.py, not a script run.
+# Its script (2 KB) travels inline with the page.
+_PULSE = st.components.v2.component(
+    "flowdebug.room_pulse",
+    html="",
+    js=(resources.files("flowdebug.views") / "pulse" / "pulse.js").read_text(encoding="utf-8"),
+)
+CLOSED_LINE = "The room was closed: this page no longer follows it."
+# app.py run alone (not serve.py) has no poll route: Streamlit answers its page instead.
+NO_ROUTE_LINE = (
+    "This server does not serve the room's updates: start it with `make run` (serve.py). "
+    "Reload the page to see the instructor's latest step."
+)
+
+
+def _moved() -> None:
+    """The pulse moved: the run this asks for redraws the page (nothing else to do)."""
+
+
+def follow_pulse(code: str, seen: tuple[int, int]) -> None:
+    """Poll room ``code`` from the browser; a script run only once its pulse moves past
+    ``seen`` (the pulse this page is drawn at) or the room closes."""
+    data = {
+        "url": room_pulse.url(code),
+        "seen": list(seen),
+        "every": room_pulse.POLL,
+        "closed": CLOSED_LINE,
+        "noRoute": NO_ROUTE_LINE,
+    }
+    _PULSE(
+        data=json.dumps(data).encode(),
+        key="fd_room_pulse",
+        height="content",
+        on_moved_change=_moved,
+    )
 
 
 def question_for_attendee(code: str, state: SessionState) -> None:

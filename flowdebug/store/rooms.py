@@ -45,6 +45,10 @@ class RoomClosed(UsageError):
     """The room was closed, has expired, or never existed (a code mistyped)."""
 
 
+class NoRoom(RoomClosed):
+    """No room has this code: it was mistyped, or the room's session was deleted."""
+
+
 def new_code() -> str:
     """A fresh room code: :data:`ENTROPY_BITS` bits from :mod:`secrets`, in base 32
     (letters and digits 2-7 only: no 0/O or 1/I to confuse when read off a projector)."""
@@ -356,7 +360,7 @@ class Rooms:
         now = time.time() if now is None else now
         row = self._pulse_row(code, max_age) if max_age > 0 else self._read_pulse(code)
         if row is None:
-            raise RoomClosed("this room has ended: its session was deleted or the code is wrong")
+            raise NoRoom("this room has ended: its session was deleted or the code is wrong")
         room_rev, beat, closed, expires, session_rev, step = row
         if closed is not None:
             raise RoomClosed("the instructor closed this room")

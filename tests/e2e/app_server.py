@@ -1,5 +1,5 @@
-"""`streamlit run app.py` (or another script) on a free port, for the browser tests, and
-Chromium's settings."""
+"""`streamlit run serve.py` (the app and its routes; or another script) on a free port, for the
+browser tests, and Chromium's settings."""
 
 from __future__ import annotations
 
@@ -133,12 +133,12 @@ def stop(proc: subprocess.Popen, wait: float = 10.0) -> None:
 @contextmanager
 def app_server(db: Path, script: Path | None = None, **env: str) -> Iterator[str]:
     """The app's URL, served with its sessions in ``db`` until the block ends; ``script``: a
-    page to serve alone instead of app.py (a test's own page)."""
+    page to serve alone instead of serve.py (a test's own page)."""
     # each browser test starts on a new session, not on the one another test saved last
     environ = {**os.environ, "PYTHONPATH": str(ROOT), "FLOWDEBUG_DB": str(db)}
     environ = {RESUME_ENV: "0", **environ, **env}
     proc, url = start(
-        ["-m", "streamlit", "run", str(script or ROOT / "app.py")], environ, db.parent
+        ["-m", "streamlit", "run", str(script or ROOT / "serve.py")], environ, db.parent
     )
     try:
         yield url

@@ -72,7 +72,7 @@ def distributions(module: str) -> set[str]:
     return {canonical(d) for d in installed().get(module, [])} or {canonical(module)}
 
 
-SHIPPED = ("flowdebug", "ui", "pages", "app.py", "sample_tools")
+SHIPPED = ("flowdebug", "ui", "pages", "app.py", "serve.py", "sample_tools")
 
 
 def test_every_package_the_app_and_library_import_is_declared():

@@ -1,0 +1,128 @@
+"""A room's pulse over plain HTTP: what a follower's page polls without a Streamlit script run.
+
+``GET /_flowdebug/rooms/{code}`` answers JSON: the room's pulse (``{"pulse": [session
+revision, room revision], "step": n}``), 404 for a code that is no room (mistyped, or its
+session deleted), 410 once the room is closed or has expired. The follower's page (a small
+component, ``flowdebug/views/room_pulse/``) asks every :data:`POLL` seconds and asks the
+server for a script run only when the pulse moved, so a follower costs no script run while
+nothing changes.
+
+Sixty followers on one app server share one read of the store per :data:`MAX_AGE`: the answer
+is kept per (store, code) in this process (:class:`PulseCache`), and while one request reads
+it the others wait for that read rather than make their own. The truth stays in the store, so
+a follower on another app server sharing the PostgreSQL database sees the same pulse.
+
+The answer holds what the follower's page already shows (the step) and nothing else: no
+session content, never HTML.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from flowdebug.store.rooms import NoRoom, RoomClosed, Rooms, normal_code
+from flowdebug.store.sessions import Store, open_store
+
+PATH = "/_flowdebug/rooms/{code}"
+POLL = 0.5  # seconds between a follower page's polls
+MAX_AGE = 0.1  # seconds an answer is reused for the other followers of this process
+KEEP = 256  # answers kept: the rooms of a server, and a few mistyped codes
+HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+
+
+def url(code: str) -> str:
+    """The path a follower of room ``code`` polls (``code`` in its stored form)."""
+    return PATH.format(code=code)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One poll's answer: the HTTP status and its JSON body."""
+
+    status: int
+    body: dict[str, Any]
+
+
+def answer(rooms: Rooms, typed: str) -> Answer:
+    """Room ``typed``'s pulse read now from the store, as the route answers it."""
+    try:
+        code = normal_code(typed)
+    except RoomClosed:  # its message quotes what was typed: the answer never echoes a request
+        return Answer(404, {"error": "not a room code"})
+    try:
+        pulse = rooms.pulse(code)
+    except NoRoom as e:
+        return Answer(404, {"error": str(e)})
+    except RoomClosed as e:
+        return Answer(410, {"closed": True, "error": str(e)})
+    return Answer(200, {"pulse": list(pulse.key), "step": pulse.step})
+
+
+class PulseCache:
+    """The answers of this process, each reused for :data:`MAX_AGE` seconds; a miss is read
+    once (in a worker thread, off the event loop) while the other requests for it wait."""
+
+    def __init__(self, rooms: Callable[[], Rooms], max_age: float = MAX_AGE):
+        self._rooms, self.max_age = rooms, max_age
+        self._kept: OrderedDict[str, tuple[float, Answer]] = OrderedDict()
+        self._reading: dict[str, asyncio.Lock] = {}
+        self.reads = 0  # reads of the store, for the tests and the bench
+        self._count = threading.Lock()
+
+    def _fresh(self, code: str) -> Answer | None:
+        kept = self._kept.get(code)
+        if kept is None or time.monotonic() - kept[0] > self.max_age:
+            return None
+        return kept[1]
+
+    def _read(self, code: str) -> Answer:
+        with self._count:
+            self.reads += 1
+        return answer(self._rooms(), code)
+
+    async def get(self, code: str) -> Answer:
+        """Room ``code``'s answer, at most :attr:`max_age` seconds old."""
+        found = self._fresh(code)
+        if found is not None:
+            return found
+        gate = self._reading.setdefault(code, asyncio.Lock())
+        async with gate:
+            found = self._fresh(code)
+            if found is None:
+                found = await anyio.to_thread.run_sync(self._read, code)
+                self._kept[code] = (time.monotonic(), found)
+                self._kept.move_to_end(code)
+                while len(self._kept) > KEEP:
+                    gone, _ = self._kept.popitem(last=False)
+                    self._reading.pop(gone, None)
+        return found
+
+
+@cache
+def _store() -> Store:
+    """This process's store for the route: $FLOWDEBUG_DB, as the pages open it."""
+    return open_store()
+
+
+def route(cache: PulseCache | None = None) -> Route:
+    """The poll's route, answered from ``cache`` (default: one over this process's store)."""
+    kept = cache or PulseCache(lambda: Rooms(_store()))
+
+    async def poll(request: Request) -> JSONResponse:
+        # The code as typed is the cache's key: a malformed one is answered 404 like any other.
+        found = await kept.get(str(request.path_params["code"])[:64])
+        return JSONResponse(found.body, status_code=found.status, headers=HEADERS)
+
+    return Route(PATH, poll, methods=["GET"], name="flowdebug_room_pulse")

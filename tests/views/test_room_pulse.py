@@ -1,0 +1,104 @@
+"""A room's pulse over HTTP (issue 33 item 4): what a follower's page polls without a script
+run. One read of the store per ``max_age`` for all the followers of a process; 404 for a code
+that is no room, 410 once the room is closed or expired; JSON only, never the request echoed."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from flowdebug.engine.session.debugger import Session
+from flowdebug.store.rooms import MAX_AGE as ROOM_AGE
+from flowdebug.store.rooms import Rooms
+from flowdebug.store.sessions import open_store
+from flowdebug.views import room_pulse
+from flowdebug.views.room_pulse import PulseCache
+
+
+def _room(tmp_path, steps: int = 1):
+    store = open_store(str(tmp_path / "s.db"))
+    s = Session.from_scenario("weather")
+    for _ in range(steps):
+        s.step()
+    store.save(s.state)
+    rooms = Rooms(store)
+    return store, s, rooms, rooms.open(s.state.id).code
+
+
+def _client(rooms: Rooms, max_age: float = room_pulse.MAX_AGE) -> tuple[TestClient, PulseCache]:
+    cache = PulseCache(lambda: rooms, max_age=max_age)
+    return TestClient(Starlette(routes=[room_pulse.route(cache)])), cache
+
+
+def test_the_route_answers_the_rooms_pulse_as_json_and_a_step_moves_it(tmp_path):
+    store, s, rooms, code = _room(tmp_path)
+    client, _ = _client(rooms, max_age=0.0)
+    with store, client:
+        first = client.get(room_pulse.url(code))
+        assert first.status_code == 200
+        assert first.headers["content-type"] == "application/json"
+        assert first.headers["cache-control"] == "no-store"
+        assert first.json() == {"pulse": list(rooms.pulse(code).key), "step": 1}
+        s.step()
+        store.save(s.state)
+        after = client.get(room_pulse.url(code.lower())).json()  # a code as typed, any case
+        assert after["step"] == 2 and after["pulse"][0] > first.json()["pulse"][0]
+
+
+def test_sixty_pollers_at_once_cost_one_read_and_a_later_poll_reads_again(tmp_path):
+    store, s, rooms, code = _room(tmp_path)
+    cache = PulseCache(lambda: rooms, max_age=0.2)
+
+    async def polls(n: int) -> list[room_pulse.Answer]:
+        return await asyncio.gather(*(cache.get(code) for _ in range(n)))
+
+    async def followers() -> None:  # one event loop, as one app server has
+        answers = await polls(60)
+        assert cache.reads == 1
+        assert {a.body["step"] for a in answers} == {1}
+        s.step()
+        store.save(s.state)
+        assert (await polls(1))[0].body["step"] == 1  # reused within max_age
+        await asyncio.sleep(0.25)
+        assert {a.body["step"] for a in await polls(60)} == {2}
+        assert cache.reads == 2
+
+    with store:
+        asyncio.run(followers())
+
+
+def test_an_unknown_or_malformed_code_is_404_and_the_answer_never_echoes_it(tmp_path):
+    store, _, rooms, _ = _room(tmp_path)
+    client, _ = _client(rooms)
+    with store, client:
+        unknown = client.get(room_pulse.url("ABCDEFGHJK"))
+        assert unknown.status_code == 404 and "error" in unknown.json()
+        for typed in ("<script>alert(1)<\\script>", "<img src=x onerror=alert(1)>", "x" * 500):
+            bad = client.get("/_flowdebug/rooms/" + typed)
+            assert bad.status_code == 404
+            assert bad.headers["content-type"] == "application/json"
+            assert bad.json() == {"error": "not a room code"}
+            assert "<" not in bad.text
+
+
+def test_a_closed_or_expired_room_is_410_gone(tmp_path):
+    store, s, rooms, code = _room(tmp_path)
+    client, _ = _client(rooms, max_age=0.0)
+    with store, client:
+        rooms.close(code)
+        closed = client.get(room_pulse.url(code))
+        assert closed.status_code == 410
+        assert closed.json() == {"closed": True, "error": "the instructor closed this room"}
+        later = rooms.open(s.state.id, now=time.time() - ROOM_AGE - 1).code
+        expired = client.get(room_pulse.url(later))
+        assert expired.status_code == 410 and expired.json()["error"] == "this room has expired"
+
+
+def test_the_route_only_answers_get(tmp_path):
+    store, _, rooms, code = _room(tmp_path)
+    client, _ = _client(rooms)
+    with store, client:
+        assert client.post(room_pulse.url(code)).status_code == 405
