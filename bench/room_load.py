@@ -1,19 +1,28 @@
 """A room's load (issue 33 item 4): one instructor stepping, N followers polling the room.
 
-In one process, as on one app server: the instructor steps the weather scenario (Step + the
-save the Debugger makes after it; at the end, Undo back to the start, also saved) every
-``--pace`` seconds; each follower is a thread that does what the Room page does: every
-``--poll`` seconds its fragment's check of the room's pulse (``Rooms.pulse``), and when it
-moved the page's rerun: the session (``Rooms.follow``, read once per pulse for all) and its
-own teaching picture. ``--shared``: the picture made once per pulse for all the followers of
-the process (``following.followed``), which the page does not do yet (see the closing note).
+One process plays the app server: the instructor steps the weather scenario (Step + the save
+the Debugger makes after it; at the end, Undo back to the start, also saved) every ``--pace``
+seconds in its main thread, as a script run would, while uvicorn serves the followers' poll
+route (:func:`flowdebug.views.room_pulse.route`, as serve.py mounts it) in a thread of the same
+process. The followers are a child process (their CPU is not the server's, as browsers' is
+not): N HTTP pollers, each on a connection of its own, asking the route every ``--poll``
+seconds as the Room page's component does, and only when the pulse moved past the one they
+drew, asking the server to redraw (``/_bench/redraw``: what the follower's script run does in
+the library: ``Rooms.follow``, the refusals and its own teaching picture as the component
+takes it, kept per follower as its browser session keeps its page; ``--shared``: the picture
+made once per pulse, ``views/following.py``).
 
 The instructor's Steps are timed in ``--rounds`` pairs of blocks of ``--steps`` changes, nobody
-following then the followers polling, so that a noisy machine weighs on both alike. Measured:
-the follow delay (the instructor's save committed -> the follower has the new picture), the
-instructor's Step with nobody following and with N followers, the memory per follower (RSS
-growth with N followers holding their page's data, divided by N), the pulses per second the
-followers made and the reads of the database they cost. Run::
+following then the followers polling, so that a noisy machine weighs on both alike; then the
+followers poll ``--idle`` seconds while nothing changes. Measured: the follow delay (the
+instructor's save committed -> the follower's redraw done), the instructor's Step alone and
+followed (wall clock; its thread's CPU beside), the memory per follower (the server's RSS
+growth with N followers drawn, divided by N), the polls and the store reads per second, and
+the redraws (script runs) per idle follower.
+
+Not in it: Streamlit's own machinery of a script run (the page's elements, the websocket), which
+a redraw of the real page adds (4.4-6.4 ms of CPU each, measured for the issue's closing note);
+it is paid once per follower per change, no longer on every poll. Run::
 
     .venv/bin/python bench/room_load.py            # 60 followers, a temporary SQLite file
     .venv/bin/python bench/room_load.py --db postgresql://... --followers 60
@@ -22,9 +31,12 @@ followers made and the reads of the database they cost. Run::
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
+import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -33,15 +45,23 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.procstat import rss_mb
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from bench.procstat import cpu_seconds, rss_mb
 from flowdebug import protocols
+from flowdebug.emulator.serving import AsgiServer
 from flowdebug.engine.session.debugger import Session
-from flowdebug.store.rooms import RoomClosed, Rooms
+from flowdebug.store.rooms import Rooms
 from flowdebug.store.sessions import open_store
-from flowdebug.views import following
+from flowdebug.views import following, room_pulse
 from flowdebug.views.aligned import WINDOW
 from flowdebug.views.debugger import refusals
 from flowdebug.views.teaching import picture
+
+REDRAW = "/_bench/redraw/{code}"
 
 
 def p95(values: list[float]) -> float:
@@ -51,82 +71,128 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def wall(times: list[tuple[float, float]]) -> list[float]:
-    return [w for w, _ in times]
-
-
-def cpu(times: list[tuple[float, float]]) -> list[float]:
-    return [c for _, c in times]
-
-
 def _ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:.1f} / {p95(values) * 1000:.1f}"
 
 
-class Follower(threading.Thread):
-    def __init__(self, rooms: Rooms, code: str, names: list[str], args, saved: dict):
-        super().__init__(daemon=True)
-        self.rooms, self.code, self.names, self.saved = rooms, code, names, saved
-        self.poll, self.shared = args.poll, args.shared
-        self.seen: tuple[int, int] | None = None
+class Room:
+    """The server's side: the poll route, the redraws, what they count."""
+
+    def __init__(self, rooms: Rooms, names: list[str], shared: bool):
+        self.rooms, self.names, self.shared = rooms, names, shared
+        self.cache = room_pulse.PulseCache(lambda: rooms)
+        self.saved: dict[int, float] = {}  # session revision -> when its save committed
+        self.since = float("inf")  # delays count for saves after this (a followed block)
         self.delays: list[float] = []
-        self.pulses = 0
-        self.page: object = None  # what the page holds: the followed state and its picture
-        self.active = threading.Event()  # cleared: nobody following (the thread waits)
-        self.since = 0.0  # delays count for saves after this (the block's start)
-        self.stop = threading.Event()
+        self.redraws = 0
+        self.polls = 0
+        self.pages: dict[str, object] = {}  # what each follower's session holds: its page
+        self.lock = threading.Lock()
 
-    def run(self) -> None:
-        while not self.stop.is_set():
-            self.active.wait()
-            try:
-                key = self.rooms.pulse(self.code).key
-                self.pulses += 1
-                if key != self.seen:
-                    pulse = self.redraw()
-                    done = time.perf_counter()
-                    committed = self.saved.get(pulse.session_revision)
-                    if self.seen is not None and committed is not None and committed > self.since:
-                        self.delays.append(done - committed)
-                    self.seen = pulse.key
-            except RoomClosed:
-                return
-            self.stop.wait(self.poll)
-
-    def redraw(self):
+    def redraw(self, code: str, follower: str) -> tuple[int, int]:
         if self.shared:
-            seen = following.followed(self.rooms, self.code, self.names, WINDOW)
-            self.page = seen
-            return seen.pulse
-        state, pulse = self.rooms.follow(self.code)
-        refused = refusals(state.conversation, state.events, self.names)
-        table = picture(state, self.names, refused, window=WINDOW, upto_seq=pulse.beat)
-        self.page = (state, table, following.component_data(table))
-        return pulse
+            seen = following.followed(self.rooms, code, self.names, WINDOW)
+            page: object = seen
+            pulse = seen.pulse
+        else:
+            state, pulse = self.rooms.follow(code)
+            refused = refusals(state.conversation, state.events, self.names)
+            table = picture(state, self.names, refused, window=WINDOW, upto_seq=pulse.beat)
+            page = (state, table, following.component_data(table))
+        done = time.monotonic()
+        with self.lock:
+            self.pages[follower] = page
+            self.redraws += 1
+            committed = self.saved.get(pulse.session_revision)
+            if committed is not None and committed > self.since:
+                self.delays.append(done - committed)
+        return pulse.key
+
+    def app(self) -> Starlette:
+        def redraw(request: Request) -> JSONResponse:  # sync: a worker thread, as a script run
+            key = self.redraw(request.path_params["code"], request.query_params["f"])
+            return JSONResponse({"pulse": list(key)})
+
+        answer = room_pulse.route(self.cache).endpoint
+
+        async def poll(request: Request) -> JSONResponse:
+            self.polls += 1  # the event loop's thread only
+            return await answer(request)
+
+        return Starlette(routes=[Route(room_pulse.PATH, poll), Route(REDRAW, redraw)])
 
 
-class Reads:
-    """The followers' transactions on the database, counted (not the instructor's saves)."""
+class Server(AsgiServer):
+    what = "room bench"
 
-    def __init__(self, db):
-        self.count, self._transaction, self._lock = 0, db.transaction, threading.Lock()
-        db.transaction = self
+    def __init__(self, room: Room):
+        super().__init__()
+        self.room = room
 
-    def __call__(self, write: bool = False):
-        if isinstance(threading.current_thread(), Follower):
-            with self._lock:
-                self.count += 1
-        return self._transaction(write)
+    def app(self) -> Starlette:
+        return self.room.app()
 
 
-def instructor(
-    store, session: Session, steps: int, pace: float, saved: dict
-) -> list[tuple[float, float]]:
+# -- the followers: a child process -----------------------------------------------------------
+
+
+async def _follower(i: int, base: str, code: str, poll: float, on: asyncio.Event, out: dict):
+    import httpx
+
+    seen: list[int] | None = None
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        while True:
+            await on.wait()
+            try:
+                r = await client.get(room_pulse.url(code))
+                out["polls"] += 1
+                if r.status_code != 200:
+                    return
+                now = r.json()["pulse"]
+                if seen is None or any(n > s for n, s in zip(now, seen, strict=True)):
+                    drawn = await client.get(REDRAW.format(code=code), params={"f": str(i)})
+                    seen = drawn.json()["pulse"]
+            except httpx.HTTPError as e:
+                out["errors"] += 1
+                out["error"] = repr(e)
+            await asyncio.sleep(poll)
+
+
+async def _followers(base: str, code: str, n: int, poll: float) -> dict:
+    """N followers; stdin says ``on`` (poll, joining over one poll), ``off`` (wait), ``quit``."""
+    out = {"polls": 0, "errors": 0, "error": None}
+    on = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    tasks: list[asyncio.Task] = []
+    while True:
+        line = (await loop.run_in_executor(None, sys.stdin.readline)).strip()
+        if line == "on":
+            on.set()
+            for i in range(len(tasks), n):
+                tasks.append(asyncio.create_task(_follower(i, base, code, poll, on, out)))
+                await asyncio.sleep(poll / n)
+        elif line == "off":
+            on.clear()
+        else:
+            break
+    for t in tasks:
+        t.cancel()
+    return out
+
+
+def followers_main(base: str, code: str, n: int, poll: float) -> None:
+    print(json.dumps(asyncio.run(_followers(base, code, n, poll))), flush=True)
+
+
+# -- the instructor ---------------------------------------------------------------------------
+
+
+def instructor(store, session: Session, room: Room, steps: int, pace: float) -> list[tuple]:
     """Step (and Undo back at the end) ``steps`` times; the Step times (step + save; wall
     clock, and this thread's CPU), but for the execution Steps."""
     times: list[tuple[float, float]] = []
     for _ in range(steps):
-        t0, cpu = time.perf_counter(), time.thread_time()
+        t0, cpu = time.monotonic(), time.thread_time()
         if session.done:
             while session.undo_stack:
                 session.undo()
@@ -135,8 +201,8 @@ def instructor(
             session.step()
             change = "step"
         info = store.save(session.state)
-        now = time.perf_counter()
-        saved[info.revision] = now
+        now = time.monotonic()
+        room.saved[info.revision] = now
         # The execution Step waits out the scenario's 1 s Tokyo timeout, alike with or without
         # followers: the other Steps say what the room costs.
         if change == "step" and session.state.events[-1].phase != "execution":
@@ -151,72 +217,103 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=16, help="changes in each block")
     ap.add_argument("--rounds", type=int, default=3, help="pairs of blocks: alone, followed")
     ap.add_argument("--pace", type=float, default=0.5, help="seconds between instructor changes")
-    ap.add_argument("--poll", type=float, default=following.POLL, help="the pulse interval")
+    ap.add_argument("--poll", type=float, default=room_pulse.POLL, help="the poll interval")
+    ap.add_argument("--idle", type=float, default=10.0, help="seconds watched with no change")
     ap.add_argument("--shared", action="store_true", help="one picture per pulse for all")
     ap.add_argument("--db", default=None, help="store URL (default: a temporary SQLite file)")
+    ap.add_argument("--pollers", nargs=3, metavar=("URL", "CODE", "N"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.pollers:
+        followers_main(args.pollers[0], args.pollers[1], int(args.pollers[2]), args.poll)
+        return
     url = args.db or os.path.join(tempfile.mkdtemp(), "room_load.db")
     names = list(protocols.model_protocols())[:4]
     load = os.getloadavg()
+    pid = os.getpid()
     with open_store(url) as store:
         rooms = Rooms(store)
         session = Session.from_scenario("weather")
         store.save(session.state)
-        room = rooms.open(session.state.id)
-        saved: dict[int, float] = {}
-        followers = [Follower(rooms, room.code, names, args, saved) for _ in range(args.followers)]
-        gc.collect()
-        before = rss_mb(os.getpid())
-        alone: list[tuple[float, float]] = []
-        crowd: list[tuple[float, float]] = []
-        per_follower = rate = reads = 0.0
-        for n in range(args.rounds):
-            alone += instructor(store, session, args.steps, args.pace, saved)
-            since = time.perf_counter()
-            for f in followers:
-                f.since = since
-                f.active.set()
+        code = rooms.open(session.state.id).code
+        room = Room(rooms, names, args.shared)
+        with Server(room) as server:
+            child = subprocess.Popen(
+                [sys.executable, __file__, "--poll", str(args.poll),
+                 "--pollers", server.url, code, str(args.followers)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            )  # fmt: skip
+            assert child.stdin is not None and child.stdout is not None
+
+            def say(word: str) -> None:
+                child.stdin.write(word + "\n")  # type: ignore[union-attr]
+                child.stdin.flush()  # type: ignore[union-attr]
+
+            gc.collect()
+            before = rss_mb(pid)
+            alone: list[tuple[float, float]] = []
+            crowd: list[tuple[float, float]] = []
+            per_follower = reads = 0.0
+            for n in range(args.rounds):
+                alone += instructor(store, session, room, args.steps, args.pace)
+                say("on")
+                time.sleep(args.poll + 2 * args.poll)  # joined over one poll, all drawn
                 if n == 0:
-                    f.start()
-                time.sleep(args.poll / max(1, args.followers))  # joined over one poll
-            time.sleep(2 * args.poll)  # every follower has drawn the current step
-            if n == 0:
-                gc.collect()
-                per_follower = (rss_mb(os.getpid()) - before) / max(1, args.followers)
-            counted = Reads(store._db)
-            t0 = time.perf_counter()
-            pulses0 = sum(f.pulses for f in followers)
-            crowd += instructor(store, session, args.steps, args.pace, saved)
-            time.sleep(2 * args.poll)
-            elapsed = time.perf_counter() - t0
-            rate += (sum(f.pulses for f in followers) - pulses0) / elapsed / args.rounds
-            store._db.transaction = counted._transaction
-            reads += counted.count / elapsed / args.rounds
-            for f in followers:
-                f.active.clear()
-            time.sleep(args.poll)  # the last follower is back waiting
-        rooms.close(room.code)
-        for f in followers:
-            f.stop.set()
-            f.active.set()
-        for f in followers:
-            f.join(5)
-    delays = [d for f in followers for d in f.delays]
+                    gc.collect()
+                    per_follower = (rss_mb(pid) - before) / max(1, args.followers)
+                room.since = time.monotonic()
+                t0, reads0 = time.monotonic(), room.cache.reads
+                crowd += instructor(store, session, room, args.steps, args.pace)
+                time.sleep(2 * args.poll)
+                room.since = float("inf")
+                reads += (room.cache.reads - reads0) / (time.monotonic() - t0) / args.rounds
+                say("off")
+                time.sleep(2 * args.poll)  # the last poll is answered
+            say("on")
+            time.sleep(3 * args.poll)  # every follower has drawn the current step
+            redraws0, polls0, reads0 = room.redraws, room.polls, room.cache.reads
+            cpu0, t0 = cpu_seconds(pid), time.monotonic()
+            time.sleep(args.idle)
+            idle_runs = room.redraws - redraws0
+            took = time.monotonic() - t0
+            idle_cpu = (cpu_seconds(pid) - cpu0) / took
+            idle_polls = (room.polls - polls0) / took
+            idle_reads = (room.cache.reads - reads0) / took
+            say("quit")
+            out, _ = child.communicate(timeout=30)
+            polled = json.loads(out.strip().splitlines()[-1])
+        rooms.close(code)
+    delays = room.delays
+    drawn = "a shared" if args.shared else "their own"
     rows = [
-        ("store", store.__repr__()),
-        ("followers", f"{args.followers} ({'shared' if args.shared else 'own'} picture)"),
+        ("store", repr(store)),
+        ("followers", f"{args.followers} HTTP pollers, {drawn} picture on a change"),
         ("load average at the start (1, 5, 15 min)", ", ".join(f"{x:.2f}" for x in load)),
         (
             "follow delay p50 / p95 (ms)",
-            f"{statistics.median(delays) * 1000:.0f} / "
-            f"{p95(delays) * 1000:.0f}  ({len(delays)} redraws)",
+            f"{statistics.median(delays) * 1000:.0f} / {p95(delays) * 1000:.0f}"
+            f"  ({len(delays)} redraws)"
+            if delays
+            else "none measured",
         ),
-        ("instructor Step p50 / p95, nobody following (ms)", _ms(wall(alone))),
-        (f"instructor Step p50 / p95, {args.followers} following (ms)", _ms(wall(crowd))),
-        ("Step p95 ratio (following / alone)", f"{p95(wall(crowd)) / p95(wall(alone)):.2f}"),
-        ("its CPU p50 / p95, alone / following (ms)", f"{_ms(cpu(alone))} / {_ms(cpu(crowd))}"),
-        ("memory per follower (MB)", f"{per_follower:.2f}"),
-        ("pulses per second / database reads per second", f"{rate:.0f} / {reads:.0f}"),
+        ("instructor Step p50 / p95, nobody following (ms)", _ms([w for w, _ in alone])),
+        (f"instructor Step p50 / p95, {args.followers} following (ms)", _ms([w for w, _ in crowd])),
+        (
+            "Step p95 ratio (following / alone)",
+            f"{p95([w for w, _ in crowd]) / p95([w for w, _ in alone]):.2f}",
+        ),
+        (
+            "its CPU p50 / p95, alone / following (ms)",
+            f"{_ms([c for _, c in alone])} / {_ms([c for _, c in crowd])}",
+        ),
+        ("memory per follower (MB)", f"{per_follower:.3f}"),
+        ("store reads per second, followed blocks", f"{reads:.1f}"),
+        (
+            f"script runs (redraws) per idle follower in {args.idle:.0f} s",
+            f"{idle_runs / max(1, args.followers):.2f}",
+        ),
+        ("idle: polls / store reads per second", f"{idle_polls:.0f} / {idle_reads:.1f}"),
+        ("idle: the server's CPU, all followers (cores)", f"{idle_cpu:.3f}"),
+        ("polls answered, errors", f"{polled['polls']}, {polled['errors']} {polled['error']}"),
         ("Step samples alone / followed", f"{len(alone)} / {len(crowd)}"),
     ]
     width = max(len(k) for k, _ in rows)
