@@ -350,7 +350,7 @@ def _cycle() -> None:
 
 
 # Styles a Step does not change, drawn outside its fragment so that a Step does not send them.
-projector.controls_css()
+projector.controls_css(compact=not common.presenter())
 projector.install_follow()
 play.page_css()
 _settings()

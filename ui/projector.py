@@ -114,9 +114,27 @@ _FOLLOW = """
 """
 
 
-def controls_css() -> None:
-    """Keep the Debugger's control bar (the ``fd_controls`` container) on screen."""
-    st.html(CSS_CONTROLS)
+# Outside presenter mode the sidebar stays open, and at a projector's 1280 px the bar (five
+# buttons, where the cycle stands, Play) wrapped to two rows, a bar whose height changed with
+# the phase's name under the picture's sticky lane header. The shortcut letters go (each
+# button's tooltip names them), so do the icons of the five buttons (their words stay), and
+# the gaps narrow, so it keeps one row.
+_CONTROL_KEYS = ("step", "step_turn", "run", "undo", "reset")
+CSS_COMPACT = (
+    "<style>\n  .st-key-fd_controls { column-gap: 0.5rem; }\n"
+    "  .st-key-fd_controls button kbd { display: none; }\n  "
+    + ", ".join(
+        f".st-key-fd_controls .st-key-{k} span:has(> [data-testid='stIconMaterial'])"
+        for k in _CONTROL_KEYS
+    )
+    + " { display: none; }\n</style>\n"
+)
+
+
+def controls_css(compact: bool = False) -> None:
+    """Keep the Debugger's control bar (the ``fd_controls`` container) on screen; ``compact``
+    (outside presenter mode): on one row beside an open sidebar."""
+    st.html(CSS_CONTROLS + (CSS_COMPACT if compact else ""))
 
 
 def install_follow() -> None:

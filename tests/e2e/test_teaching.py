@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.app_server import ROOT, at_step, wait_idle
-from tests.e2e.test_projector import _presenter
+from tests.e2e.test_projector import _presenter, choose_layout
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 WIDTH, HEIGHT = 1280, 720
@@ -179,3 +179,31 @@ def test_play_tells_the_cycle_over_the_picture_and_paused_arrows_move_one_event(
     assert "step 5" in step and "step 5" in page.locator(".st-key-fd_controls").inner_text()
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "teaching-1280-play-paused.png"))
+
+
+# The lane header's top and the bar's bottom, as drawn (the header sticks under the bar).
+UNDER_BAR = """() => {
+  const bar = document.querySelector(".st-key-fd_controls")
+    .closest("[data-testid='stLayoutWrapper']").getBoundingClientRect();
+  const head = document.querySelector(".fdp-head-row").getBoundingClientRect();
+  return {bar: bar.bottom, head: head.top};
+}"""
+
+
+def test_outside_presenter_mode_the_controls_keep_one_row_above_the_lane_header(page):
+    """At 1280x720 beside the open sidebar the bar wrapped to two rows once a phase's name
+    was long, and the picture's sticky lane header then sat over it."""
+    choose_layout(page, "Teaching picture (one cycle")
+    page.get_by_text("Graph layout").first.click()  # closed again: the bar as a reader sees it
+    wait_idle(page)
+    turn = page.locator(".st-key-step_turn button").first
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for n in (4, 5):  # a Turn ends on the continuation (its long name), then on the answer
+        turn.click()
+        at_step(page, n)
+        page.wait_for_timeout(300)  # the picture sticks its header under the bar it measured
+        tops = page.evaluate(BAR)["tops"]
+        assert max(tops) - min(tops) <= 4, (n, tops)
+        where = page.evaluate(UNDER_BAR)
+        assert where["head"] >= where["bar"] - 1, (n, where)
+        page.screenshot(path=str(SHOTS / f"teaching-1280-sidebar-step-{n}.png"))
