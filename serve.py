@@ -3,11 +3,12 @@
 ``make run`` runs ``streamlit run serve.py``: Streamlit finds ``app`` below and serves app.py's
 pages with the route of :mod:`flowdebug.views.room_pulse` beside them, which a follower's page
 polls without a script run. Streamlit's flags (``--server.port`` and the others) apply as with
-``streamlit run app.py``.
+``streamlit run app.py``; they are read before this file, so the route follows
+``server.baseUrlPath`` as the pages do.
 """
 
 import streamlit as st
 
 from flowdebug.views import room_pulse
 
-app = st.App("app.py", routes=[room_pulse.route()])
+app = st.App("app.py", routes=[room_pulse.route(base=st.get_option("server.baseUrlPath"))])

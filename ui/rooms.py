@@ -66,7 +66,7 @@ def follow_pulse(code: str, seen: tuple[int, int]) -> None:
     """Poll room ``code`` from the browser; a script run only once its pulse moves past
     ``seen`` (the pulse this page is drawn at) or the room closes."""
     data = {
-        "url": room_pulse.url(code),
+        "url": room_pulse.url(code, st.get_option("server.baseUrlPath")),
         "seen": list(seen),
         "every": room_pulse.POLL,
         "closed": CLOSED_LINE,

@@ -42,9 +42,16 @@ KEEP = 256  # answers kept: the rooms of a server, and a few mistyped codes
 HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 
 
-def url(code: str) -> str:
-    """The path a follower of room ``code`` polls (``code`` in its stored form)."""
-    return PATH.format(code=code)
+def _under(base: str) -> str:
+    """Streamlit's ``server.baseUrlPath`` as a path prefix ("" or "/base")."""
+    base = base.strip("/")
+    return f"/{base}" if base else ""
+
+
+def url(code: str, base: str = "") -> str:
+    """The path a follower of room ``code`` polls (``code`` in its stored form), under the
+    server's ``base`` path (Streamlit's ``server.baseUrlPath``)."""
+    return _under(base) + PATH.format(code=code)
 
 
 @dataclass(frozen=True)
@@ -116,8 +123,9 @@ def _store() -> Store:
     return open_store()
 
 
-def route(cache: PulseCache | None = None) -> Route:
-    """The poll's route, answered from ``cache`` (default: one over this process's store)."""
+def route(cache: PulseCache | None = None, base: str = "") -> Route:
+    """The poll's route under the server's ``base`` path, answered from ``cache`` (default:
+    one over this process's store)."""
     kept = cache or PulseCache(lambda: Rooms(_store()))
 
     async def poll(request: Request) -> JSONResponse:
@@ -125,4 +133,4 @@ def route(cache: PulseCache | None = None) -> Route:
         found = await kept.get(str(request.path_params["code"])[:64])
         return JSONResponse(found.body, status_code=found.status, headers=HEADERS)
 
-    return Route(PATH, poll, methods=["GET"], name="flowdebug_room_pulse")
+    return Route(_under(base) + PATH, poll, methods=["GET"], name="flowdebug_room_pulse")

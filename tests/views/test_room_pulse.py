@@ -97,6 +97,16 @@ def test_a_closed_or_expired_room_is_410_gone(tmp_path):
         assert expired.status_code == 410 and expired.json()["error"] == "this room has expired"
 
 
+def test_under_a_base_path_the_route_and_the_url_a_page_polls_agree(tmp_path):
+    store, _, rooms, code = _room(tmp_path)
+    cache = PulseCache(lambda: rooms)
+    client = TestClient(Starlette(routes=[room_pulse.route(cache, base="/workshop/")]))
+    with store, client:
+        assert room_pulse.url(code, "workshop") == f"/workshop/_flowdebug/rooms/{code}"
+        assert client.get(room_pulse.url(code, "/workshop/")).json()["step"] == 1
+        assert client.get(room_pulse.url(code)).status_code == 404
+
+
 def test_the_route_only_answers_get(tmp_path):
     store, _, rooms, code = _room(tmp_path)
     client, _ = _client(rooms)
