@@ -345,7 +345,9 @@ def _cycle() -> None:
     _history(s)
     common.refresh_status()  # the sidebar follows the step (a line of text a Step)
     lint_ahead(s.state, common.chosen_protocols())  # a long history's next request, between Steps
-    if _layout_now() != "aligned":  # the aligned view's own script makes the call
+    # The separate graphs' call: the aligned view's own script makes it, and the teaching
+    # picture follows its lit row itself (a Step sends one element fewer).
+    if _layout_now() == "separate":
         projector.follow_step(s.state.step)
 
 

@@ -9,7 +9,6 @@ column and tells the server through the component's state.
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from importlib import resources
 
@@ -18,8 +17,8 @@ from streamlit.components.v2.get_bidi_component_manager import get_bidi_componen
 
 from flowdebug.engine.session.session_state import SessionState
 from flowdebug.render import teaching as slide
-from flowdebug.views.debugger import refusals
-from flowdebug.views.teaching import Picture, picture
+from flowdebug.views.teaching import Picture
+from flowdebug.views.teaching_payload import drawn
 from ui import common
 from ui import graphs as drawing
 
@@ -58,21 +57,11 @@ def draw_picture(
     """The teaching picture of ``state`` for the vendors ``chosen``. ``upto``: the last event
     Play has revealed (None: all of them)."""
     selected = st.session_state.get(LIT, -1)
-    refused = refusals(state.conversation, state.events, chosen)
-    table = picture(
-        state,
-        chosen,
-        refused,
-        window=window,
-        selected=None if selected is None or selected < 0 else selected,
-        upto_seq=upto,
-    )
-    # JSON as bytes, not the dict nor a string: Streamlit looks for dataframes in a dict's
-    # values (two thirds of the picture's server time in a room of 30), and asking whether a
-    # string is one imports pandas and pyarrow (70 MB of the server's memory); bytes it passes
-    # as they are.
-    data = json.dumps(table.data(), ensure_ascii=False, separators=(",", ":")).encode()
-    _PICTURE(data=data, key="fd_picture", default={"lit": None},
+    # The same state and view send the same bytes, built once (a Play beat, a rerun).
+    made = drawn(state, chosen, window, None if selected is None or selected < 0 else selected,
+                 upto)  # fmt: skip
+    table, refused = made.table, made.refused
+    _PICTURE(data=made.data, key="fd_picture", default={"lit": None},
              on_lit_change=_clicked)  # fmt: skip
     for name, r in refused.items():
         if name in chosen:
