@@ -1,11 +1,13 @@
 """What a browser session starts ends with it (issue 18 item 2), against `streamlit run`.
 
 Several Chromium sessions open saved ``mcp_weather`` sessions by their links and run them to
-the end (a stdio MCP server each), use the Compare page's offline emulator, and play the model
-live against a local emulator; then the browsers leave. The server runs with a short
-``--server.disconnectedSessionTTL``, so Streamlit drops the sessions within seconds, and the
-test reads /proc (no psutil) to check that none of the child processes, threads or temporary
-files those sessions started is still there.
+the end at the same time (a stdio MCP server each), use the Compare page's offline emulator,
+and play the model live against a local emulator; then the browsers leave. Streamlit lets a
+browser session go when its browser disconnects (its session-scoped resources released, the
+session kept ``--server.disconnectedSessionTTL`` seconds for a reconnect, short here); the
+test waits until Streamlit's own gauge of active sessions (``/_stcore/metrics``) reads 0, then
+reads /proc (no psutil) until none of the child processes, threads or temporary files those
+sessions started is still there.
 
 The baseline is taken after one warm-up session has come and gone: what is left then is the
 process's own (Streamlit's threads, the one shared emulator, the MCP client's loop thread, the
@@ -22,6 +24,7 @@ loaded machine (which once read as a thread left by a session).
 from __future__ import annotations
 
 import os
+import re
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -132,6 +135,22 @@ def usage(server: Server) -> Usage:
     )
 
 
+def disconnected(server: Server, timeout: float = SETTLE) -> None:
+    """Until Streamlit has let go of every browser session: its ``active_sessions`` gauge
+    reads 0 (a session leaves it when Streamlit handles its browser's disconnect, which
+    releases what the session holds)."""
+    deadline = time.monotonic() + timeout
+    url = f"{server.url}/_stcore/metrics?families=active_sessions"
+    while True:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            found = re.search(rb"^active_sessions (\d+)", r.read(), re.M)
+        assert found, "Streamlit's metrics no longer report active_sessions"
+        if found[1] == b"0":
+            return
+        assert time.monotonic() < deadline, f"{found[1].decode()} sessions still active"
+        time.sleep(0.1)
+
+
 def _prune_pools(server: Server) -> None:
     """Let the server's own worker pool shrink back: Streamlit serves files through AnyIO's
     thread pool, whose idle workers (10 s) are only let go of when the pool is next used. A
@@ -177,7 +196,7 @@ def steady(server: Server, timeout: float = SETTLE) -> Usage:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[Server]:
-    """`streamlit run app.py` whose disconnected sessions are dropped after TTL seconds."""
+    """`streamlit run serve.py` whose disconnected sessions are dropped after TTL seconds."""
     base = tmp_path_factory.mktemp("resources")
     tmp = base / "tmp"
     tmp.mkdir()
@@ -193,7 +212,7 @@ def server(tmp_path_factory) -> Iterator[Server]:
     # The server's own interpreter, not a wrapper (pooled_server hands over to Streamlit in its
     # own process): its pid is the one whose children count.
     proc, url = start(
-        ["-m", "tests.e2e.pooled_server", "run", str(ROOT / "app.py")],
+        ["-m", "tests.e2e.pooled_server", "run", str(ROOT / "serve.py")],
         env,
         base,
         "--server.disconnectedSessionTTL",
@@ -218,22 +237,38 @@ def saved_mcp_session() -> str:
     return session.state.id
 
 
-def run_to_the_end(page) -> None:
+def start_run(page) -> None:
+    wait_idle(page)
     page.locator(".st-key-run button").first.click()
+
+
+def run_ended(page) -> None:
     wait_idle(page)
     # The cycle is over when Run is disabled (the model answered without calls).
     page.locator(".st-key-run button[disabled]").first.wait_for(timeout=60_000)
 
 
-def mcp_session(browser, url: str, session_id: str) -> None:
-    """Open a saved MCP session by its link and run its cycle to the end."""
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = ctx.new_page()
-    page.set_default_timeout(60_000)
-    page.goto(f"{url}/?session={session_id}")
-    wait_idle(page)
-    run_to_the_end(page)
-    ctx.close()
+def run_to_the_end(page) -> None:
+    start_run(page)
+    run_ended(page)
+
+
+def mcp_sessions(browser, server: Server, count: int) -> Usage:
+    """``count`` browsers, each on a new saved MCP session opened by its link, run their
+    cycles to the end at the same time, then leave: what the server held before they left."""
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(count)]
+    pages = [ctx.new_page() for ctx in contexts]
+    for page in pages:
+        page.set_default_timeout(60_000)
+        page.goto(f"{server.url}/?session={saved_mcp_session()}")
+    for page in pages:
+        start_run(page)
+    for page in pages:
+        run_ended(page)
+    busy = usage(server)
+    for ctx in contexts:
+        ctx.close()
+    return busy
 
 
 def compare_session(browser, url: str, session_id: str) -> None:
@@ -282,17 +317,15 @@ def test_sessions_leave_nothing_behind_when_streamlit_drops_them(
     start = usage(server)
 
     # Warm-up: what the process keeps for itself (shared emulator, loop threads) starts here.
-    mcp_session(browser, server.url, saved_mcp_session())
+    mcp_sessions(browser, server, 1)
     compare_session(browser, server.url, saved_mcp_session())
-    time.sleep(TTL + 3)
+    disconnected(server)
     baseline = steady(server)
 
-    for _ in range(3):
-        mcp_session(browser, server.url, saved_mcp_session())
-    busy = usage(server)
+    busy = mcp_sessions(browser, server, 3)
     compare_session(browser, server.url, saved_mcp_session())
     live_session(browser, server.url, saved_mcp_session(), emulator)
-    time.sleep(TTL + 3)
+    disconnected(server)
     after = settled(server, baseline)
 
     report = f"start: {start}\nbaseline: {baseline}\nbusy: {busy}\nafter: {after}"
