@@ -10,7 +10,7 @@ predictable, so that the test can count the server's threads without waiting the
 
 Neither pool belongs to a browser session; the app itself runs unchanged.
 
-    python -m tests.e2e.pooled_server run app.py --server.port ...
+    python -m tests.e2e.pooled_server run serve.py --server.port ...
 """
 
 from __future__ import annotations
