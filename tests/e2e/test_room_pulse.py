@@ -5,12 +5,13 @@ polls with a clear line."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
 import pytest
 
-from tests.e2e.app_server import wait_idle
+from tests.e2e.app_server import ROOT, wait_idle
 from tests.e2e.test_two_servers import open_page, step
 
 pytestmark = pytest.mark.browser
@@ -80,3 +81,93 @@ def test_an_idle_follower_runs_no_script_sees_a_step_within_a_second_and_stops_w
     finally:
         teacher_ctx.close()
         follower_ctx.close()
+
+
+# -- the component alone, fed data and answers ------------------------------------------------
+
+PULSE_JS = ROOT / "flowdebug" / "views" / "pulse" / "pulse.js"
+HOSTILE = "<img src=x onerror=window.__pwned=1><script>window.__pwned=1</script>"
+# The component's module as a page script: its default export becomes window.__pulse, and
+# fetch answers from window.__answers in order (the last one again once they run out).
+_MOUNT = """async ([data, answers]) => {
+  window.__answers = answers; window.__asked = []; window.__triggers = [];
+  window.fetch = async (url) => {
+    window.__asked.push(url);
+    const [status, type, body] = window.__answers.length > 1
+      ? window.__answers.shift() : window.__answers[0];
+    return new Response(body, {status, headers: {'content-type': type}});
+  };
+  const root = document.getElementById('root');
+  window.__stop = window.__pulse({parentElement: root,
+    data: new TextEncoder().encode(JSON.stringify(data)),
+    setTriggerValue: (k, v) => window.__triggers.push([k, v])});
+}"""
+JSON_TYPE = "application/json"
+
+
+def _component(browser):
+    page = browser.new_page()
+    page.set_content("<div id='root'></div>")
+    source = PULSE_JS.read_text(encoding="utf-8")
+    page.add_script_tag(content=source.replace("export default function", "window.__pulse = function"))
+    return page
+
+
+def _data(**over):
+    return {"url": "/_flowdebug/rooms/ABCDEFGHJK", "seen": [3, 1], "every": 0.05,
+            "closed": HOSTILE, "noRoute": HOSTILE, **over}  # fmt: skip
+
+
+def test_the_pulse_script_writes_no_markup():
+    source = PULSE_JS.read_text(encoding="utf-8")
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
+        assert sink not in source
+
+
+def test_the_component_asks_one_run_per_newer_pulse_and_shows_a_closed_room_as_text(browser):
+    page = _component(browser)
+    try:
+        same = [200, JSON_TYPE, json.dumps({"pulse": [3, 1], "step": 2})]
+        newer = [200, JSON_TYPE, json.dumps({"pulse": [4, 1], "step": 3})]
+        gone = [410, JSON_TYPE, json.dumps({"closed": True, "error": HOSTILE})]
+        page.evaluate(_MOUNT, [_data(), [same, same, newer, newer, newer, gone]])
+        page.wait_for_function("() => window.__triggers.length >= 2", timeout=5_000)
+        asked = page.evaluate("() => window.__asked.length")
+        time.sleep(0.3)
+        assert page.evaluate("() => window.__asked.length") == asked  # it stopped polling
+        assert page.evaluate("() => window.__triggers") == [["moved", "4.1"], ["moved", "closed"]]
+        assert page.locator("#root").inner_text() == HOSTILE  # as text
+        assert page.evaluate("() => document.querySelectorAll('#root *').length") == 1
+        assert page.evaluate("() => window.__pwned") is None
+    finally:
+        page.close()
+
+
+def test_a_server_without_the_route_stops_the_polls_with_a_line_and_no_run(browser):
+    page = _component(browser)
+    try:
+        html = [200, "text/html", "<!doctype html><script>window.__pwned=1</script>"]
+        page.evaluate(_MOUNT, [_data(), [html]])
+        page.locator("#root").filter(has_text="onerror").wait_for(timeout=5_000)
+        time.sleep(0.3)
+        assert page.evaluate("() => window.__asked.length") == 1
+        assert page.evaluate("() => window.__triggers") == []
+        assert page.evaluate("() => window.__pwned") is None
+    finally:
+        page.close()
+
+
+def test_an_older_answer_or_a_network_failure_asks_no_run_and_polling_goes_on(browser):
+    page = _component(browser)
+    try:
+        older = [200, JSON_TYPE, json.dumps({"pulse": [2, 1], "step": 1})]
+        failing = [500, "text/plain", "Internal Server Error"]
+        page.evaluate(_MOUNT, [_data(), [older, failing, older]])
+        page.wait_for_function("() => window.__asked.length >= 6", timeout=5_000)
+        assert page.evaluate("() => window.__triggers") == []
+        page.evaluate("() => window.__stop()")  # unmounted: no poll after
+        asked = page.evaluate("() => window.__asked.length")
+        time.sleep(0.3)
+        assert page.evaluate("() => window.__asked.length") == asked
+    finally:
+        page.close()
