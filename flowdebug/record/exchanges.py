@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import JsonValue
 
 from flowdebug import protocols
+from flowdebug.engine.session.exchange_bodies import raw_text
 from flowdebug.players.live.wire import Capture
 
 
@@ -36,8 +37,10 @@ def _json(data: bytes) -> Any:
 
 
 def raw_body(exchange: dict[str, Any], name: str) -> bytes | None:
-    """The exact bytes of an exchange's ``raw_request`` or ``raw_response``."""
-    if isinstance(text := exchange.get(name), str):
+    """The exact bytes of an exchange's ``raw_request`` or ``raw_response`` (a session keeps a
+    text that is the compact JSON of its parsed body as a reference to it: see
+    :mod:`flowdebug.engine.session.exchange_bodies`)."""
+    if (text := raw_text(exchange, name)) is not None:
         return text.encode("utf-8")
     if isinstance(coded := exchange.get(name + "_base64"), str):
         return base64.b64decode(coded)

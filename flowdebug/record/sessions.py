@@ -32,6 +32,7 @@ from pydantic import JsonValue, ValidationError
 from flowdebug import protocols
 from flowdebug.engine.execution.canned_handlers import FixedHandler
 from flowdebug.engine.execution.handlers import ToolEntry, Toolset
+from flowdebug.engine.session.exchange_bodies import last_of, shared
 from flowdebug.engine.session.session_state import SessionState, resume
 from flowdebug.engine.tracing.replay import replay
 from flowdebug.errors import FlowdebugError
@@ -197,11 +198,15 @@ class Recorder:
             conv = None
         messages = conv.messages if conv is not None else []
         rec = self._recording_for(protocol, history, messages)
-        rec.protocol, rec.history, rec.request = protocol, history, messages
         conv = _answered(protocol, exchange, conv or rec.state.conversation)
         self._redraw(rec, conv)
         steps = [e.step for e in rec.state.events if e.phase == "request"]
-        rec.state.exchanges.append({**exchange, "step": steps[-1] if steps else rec.state.step})
+        step = steps[-1] if steps else rec.state.step
+        # Kept sharing the history the exchange before it holds (exchange_bodies).
+        kept = shared({**exchange, "step": step}, last_of(rec.state.exchanges, protocol))
+        rec.state.exchanges.append(kept)
+        rec.protocol, rec.history = protocol, wire_history(protocol, kept.get("request"))
+        rec.request = messages
         self._save(rec)
 
     def _add_mcp(self, exchange: dict[str, Any]) -> None:

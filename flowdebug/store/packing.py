@@ -117,6 +117,12 @@ def _json_text(text: str) -> Any | None:
         return None
 
 
+def references(text: str) -> list[tuple[str, str]]:
+    """The values a packed text refers to, as (kind, hash): kind ``""`` a value, ``"s"`` a
+    chunk of array elements, ``"j"`` a value written as its JSON text."""
+    return [(kind, h) for kind, h in _REF.findall(text)]
+
+
 def unpacker(values: Mapping[str, str]) -> Callable[[str], str]:
     """A function from a row body to its item's JSON text, over a session's ``values``."""
     done: dict[str, str] = {}

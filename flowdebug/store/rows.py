@@ -14,6 +14,7 @@ from typing import Any
 import pydantic_core
 from pydantic import BaseModel
 
+from flowdebug.engine.session.exchange_bodies import expanded
 from flowdebug.engine.session.session_state import SessionState
 from flowdebug.redact import redact_json_text, secret_values
 from flowdebug.store.errors import StoreError
@@ -63,7 +64,7 @@ def _json(value: Any, where: str, exclude: set[str] | None = None) -> str:
 def item_json(kind: str, index: int, item: Any, secrets: list[str]) -> str:
     """One item's row body: its JSON with credentials redacted."""
     where = f"$.conversation.messages[{index}]" if kind == "messages" else f"$.{kind}[{index}]"
-    text = _json(item, where)
+    text = _json(expanded(item) if kind == "exchanges" else item, where)
     # Messages are the person's conversation: only the secret values rule applies to them.
     return redact_json_text(text, secrets, names=kind != "messages")
 

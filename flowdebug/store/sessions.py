@@ -33,12 +33,10 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from flowdebug.engine.session.session_state import SessionState
-from flowdebug.errors import UsageError, json_path
+from flowdebug.errors import UsageError
 from flowdebug.redact import secret_values
-from flowdebug.store.compress import decode_list, encode_list
+from flowdebug.store.compress import encode_list
 from flowdebug.store.db import StoreError, Tx, default_path, migrate, open_database
 from flowdebug.store.increments import (
     UndoWritten,
@@ -48,12 +46,12 @@ from flowdebug.store.increments import (
     write_changes,
 )
 from flowdebug.store.owners import check_owner, owner_key
-from flowdebug.store.packing import Packer, unpacker
+from flowdebug.store.packing import Packer
+from flowdebug.store.reading import read_rows, stored_state
 from flowdebug.store.rows import (
     INFO,
     LISTS,
     SessionInfo,
-    assemble,
     heads,
     item_json,
     session_info,
@@ -259,51 +257,16 @@ class Store:
     ) -> tuple[SessionState, int, UndoWritten | None]:
         """:meth:`load_at`, and the session's undo history when ``undo``."""
         with self._db.transaction() as tx:
-            row = tx.one(
-                "SELECT head, conversation, revision, owner, created FROM flowdebug_sessions"
-                " WHERE id = ?" + tx.share_row,
-                (session_id,),
-            )
-            if row is None:
-                raise UsageError(f"no saved session {session_id!r}")
-            check_owner(session_id, row[3], owner)
-            rows = tx.all(
-                "SELECT list, body, zbody FROM flowdebug_items WHERE session = ?"
-                " ORDER BY list, idx",
-                (session_id,),
-            )
-            values = dict(
-                tx.all("SELECT hash, body FROM flowdebug_values WHERE session = ?", (session_id,))
-            )
-            undo_rows = (
-                tx.all(
-                    "SELECT idx, zbody FROM flowdebug_undo WHERE session = ? ORDER BY idx DESC",
-                    (session_id,),
-                )
-                if undo
-                else []
-            )
-        unpack = unpacker(values)
-        stored: dict[str, list[tuple[str, bytes | None]]] = {}
-        for kind, body, packed in rows:
-            stored.setdefault(kind, []).append((body, packed))
-        bodies = {kind: [unpack(t) for t in decode_list(r)] for kind, r in stored.items()}
-        try:
-            state = SessionState.model_validate_json(assemble(row[0], row[1], bodies))
-        except ValidationError as e:
-            err = e.errors()[0]
-            path = json_path(err["loc"])
-            raise StoreError(
-                f"saved session {session_id!r} cannot be read ({path}: {err['msg']}); "
-                "it was written by another flowdebug version or edited by hand"
-            ) from None
-        state.id = session_id  # the row's id rules (a duplicate carries its source's head)
-        history = read_undo(undo_rows, state) if undo else None
+            rows = read_rows(tx, session_id, owner, undo)
+        state = stored_state(session_id, rows)
+        history = read_undo(rows.undo, state) if undo else None
         for earlier in history.states if history else ():
             earlier.id = session_id  # so are a duplicate's undo rows: an Undo stays in it
-        written = Written(row[2], state_items(state), row[4], set(values), history)
+        written = Written(
+            rows.revision, state_items(state), rows.created, set(rows.values), history
+        )
         self._written.remember(session_id, written)
-        return state, row[2], history
+        return state, rows.revision, history
 
     def revision(self, session_id: str) -> int | None:
         """The revision ``session_id`` is stored at (None: there is no such session): one

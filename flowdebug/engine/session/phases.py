@@ -17,6 +17,7 @@ from flowdebug.engine.execution.faults import (
     first_call_number,
 )
 from flowdebug.engine.execution.runtime import Runtime
+from flowdebug.engine.session.exchange_bodies import last_of, shared
 from flowdebug.engine.session.session_state import SessionState
 from flowdebug.engine.tracing.replay import (
     Sink,
@@ -54,7 +55,7 @@ def request(s: SessionState, player: Player, emit: Sink) -> None:
         turn.response.message, s.faults, first, tools=s.conversation.tools
     )
     if turn.exchange is not None:
-        s.exchanges.append(_exchange_json(turn.exchange, s.step))
+        _keep_exchange(s, turn.exchange)
     s.conversation = s.conversation.model_copy(
         update={"messages": [*s.conversation.messages, message]}
     )
@@ -174,13 +175,19 @@ def _exchange_json(ex: WireExchange, step: int) -> dict[str, JsonValue]:
     return json.loads(json.dumps({"step": step, **data}, default=str))
 
 
+def _keep_exchange(s: SessionState, ex: WireExchange) -> None:
+    """Append the live call's exchange, sharing the history of the one before it (each
+    request carries the whole history again: see exchange_bodies)."""
+    s.exchanges.append(shared(_exchange_json(ex, s.step), last_of(s.exchanges, ex.protocol)))
+
+
 def _provider_failed(s: SessionState, e: ProviderError, emit: Sink) -> None:
     """The vendor's failure drawn where the cycle is: the request comes back as an error."""
     words = " ".join(_vendor_words(e.body).split())
     head = f"HTTP {e.status}" if e.status else "no answer"
     label = f"{head} · {words[:60]}" + ("…" if len(words) > 60 else "")
     if isinstance(e.exchange, WireExchange):
-        s.exchanges.append(_exchange_json(e.exchange, s.step))
+        _keep_exchange(s, e.exchange)
     emit(
         "request",
         "halt",

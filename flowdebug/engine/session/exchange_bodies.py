@@ -1,0 +1,103 @@
+"""A session's wire exchanges as it keeps them in memory (``SessionState.exchanges``).
+
+Each request of a tool loop carries the whole history again, so a session that kept every
+exchange as the wire gave it would grow with the square of its turns (a 2,000-exchange
+recording, about a gigabyte). A session keeps them shared instead:
+
+- a list of a request (its history, its tools) that starts with the items of the previous
+  exchange's list under the same key holds those very objects, so only what a turn adds is
+  new (:func:`shared`);
+- an exact body text (``raw_request``, ``raw_response``) that is the compact JSON of its parsed
+  body beside it (``request``, ``response``), as httpx sends it, is kept as ``{"$json_of":
+  "request"}``: :func:`raw_text` gives the text back, and :func:`expanded` the exchange as it
+  went, which is what the store saves and exports write, byte for byte.
+
+Exchanges are read, never changed in place: they share their parts.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import JsonValue
+
+JSON_OF = "$json_of"
+RAW = ("raw_request", "raw_response")
+
+# The packer's spelling (flowdebug.store.packing): compact, UTF-8, no NaN.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def compact(value: Any) -> str | None:
+    """``value``'s compact JSON text, None when it has none (NaN, Infinity)."""
+    try:
+        return _ENCODER.encode(value)
+    except (ValueError, TypeError, RecursionError):
+        return None
+
+
+def parsed_key(raw: str) -> str:
+    """The key of the parsed body a raw text's key stands beside (``raw_request``: request)."""
+    return raw.removeprefix("raw_")
+
+
+def is_reference(value: Any) -> bool:
+    """True when ``value`` is a raw text kept as a reference to its parsed body."""
+    return isinstance(value, dict) and len(value) == 1 and isinstance(value.get(JSON_OF), str)
+
+
+def raw_text(exchange: dict[str, Any], name: str) -> str | None:
+    """The exact text of ``exchange[name]`` (``raw_request``, ``raw_response``), None when the
+    exchange keeps none as text."""
+    value = exchange.get(name)
+    if isinstance(value, dict) and is_reference(value):
+        return compact(exchange.get(value[JSON_OF]))
+    return value if isinstance(value, str) else None
+
+
+def expanded(exchange: dict[str, Any]) -> dict[str, Any]:
+    """``exchange`` as it went on the wire: every raw text a reference holds written out, the
+    keys in their order."""
+    if not any(is_reference(exchange.get(name)) for name in RAW):
+        return exchange
+    return {k: raw_text(exchange, k) if k in RAW else v for k, v in exchange.items()}
+
+
+def _extended(new: list[Any], old: list[Any]) -> list[Any]:
+    """``new`` holding ``old``'s objects where it starts with the same items."""
+    if len(new) < len(old) or new[: len(old)] != old:
+        return new
+    return [*old, *new[len(old) :]]
+
+
+def _shared_body(body: Any, before: Any) -> Any:
+    if not isinstance(body, dict) or not isinstance(before, dict):
+        return body
+    return {
+        k: _extended(v, before[k]) if isinstance(v, list) and isinstance(before.get(k), list) else v
+        for k, v in body.items()
+    }
+
+
+def shared(
+    exchange: dict[str, JsonValue], previous: dict[str, JsonValue] | None
+) -> dict[str, JsonValue]:
+    """``exchange`` as a session keeps it (module doc), given the exchange kept before it of
+    the same protocol (None: the first)."""
+    out = dict(exchange)
+    if previous is not None and previous.get("protocol") == exchange.get("protocol"):
+        for key in ("request", "codec_request"):
+            if key in out:
+                out[key] = _shared_body(out[key], previous.get(key))
+    for name in RAW:
+        text = out.get(name)
+        body = out.get(parsed_key(name))
+        if isinstance(text, str) and isinstance(body, dict | list) and compact(body) == text:
+            out[name] = {JSON_OF: parsed_key(name)}
+    return out
+
+
+def last_of(exchanges: list[dict[str, JsonValue]], protocol: Any) -> dict[str, JsonValue] | None:
+    """The newest of ``exchanges`` of ``protocol``."""
+    return next((x for x in reversed(exchanges) if x.get("protocol") == protocol), None)
