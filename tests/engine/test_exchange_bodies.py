@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from flowdebug.engine.session.debugger import Session
 from flowdebug.engine.session.exchange_bodies import (
     JSON_OF,
     compact,
@@ -14,6 +15,7 @@ from flowdebug.engine.session.exchange_bodies import (
     raw_text,
     shared,
 )
+from flowdebug.players.live.player import live_player
 
 
 def _exchange(turns: int, protocol: str = "anthropic") -> dict:
@@ -70,3 +72,15 @@ def test_expanded_gives_the_exchange_as_it_went_keys_in_order():
     original = _exchange(4)
     got = expanded(shared(original, shared(_exchange(2), None)))
     assert json.dumps(got) == json.dumps(original)
+
+
+def test_a_live_session_keeps_each_request_sharing_the_history_of_the_one_before(emulator):
+    session = Session.from_scenario("weather")
+    session.player = live_player("anthropic", base_url=emulator.base_url("anthropic"), api_key="k")
+    while session.state.status not in ("finished", "halted"):
+        session.step()
+    first, second = session.state.exchanges
+    old, new = first["request"]["messages"], second["request"]["messages"]
+    assert len(new) > len(old) and all(a is b for a, b in zip(old, new, strict=False))
+    assert second["raw_request"] == {JSON_OF: "request"}
+    assert json.loads(raw_text(second, "raw_request") or "") == emulator.requests[-1]["body"]
