@@ -343,7 +343,9 @@ def _cycle() -> None:
     manual_turn(s)
     _graphs(bar, s)
     _history(s)
-    common.refresh_status()  # the sidebar follows the step (a line of text a Step)
+    # The sidebar follows the step (a line of text a Step); in presenter mode, whose sidebar
+    # is collapsed and whose bar shows the step, only when the status changes.
+    common.refresh_status(step=not common.presenter())
     lint_ahead(s.state, common.chosen_protocols())  # a long history's next request, between Steps
     # The separate graphs' call: the aligned view's own script makes it, and the teaching
     # picture follows its lit row itself (a Step sends one element fewer).

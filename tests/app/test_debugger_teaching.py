@@ -121,3 +121,20 @@ def test_the_export_panel_offers_the_picture_as_svg_and_png(at):
     ids = [b.proto.id for b in at.get("download_button")]
     assert any(i.endswith("teaching_svg_teaching") for i in ids), ids
     assert any(i.endswith("teaching_png_teaching") for i in ids), ids
+
+
+def test_in_presenter_mode_the_sidebar_line_leaves_out_the_step_the_bar_shows():
+    """Its sidebar collapsed, a Step sends the sidebar's line only when the status changes."""
+    app = AppTest.from_file(str(PAGES / "debugger.py"), default_timeout=60)
+    app.session_state["presenter"] = True
+    app.session_state["fd_session"] = Session.from_scenario("weather")
+    app.run()
+    first = app.session_state["fd_status_text"]
+    app.button(key="step").click().run()
+    assert not app.exception
+    assert app.session_state["fd_session"].state.step == 1
+    assert app.session_state["fd_status_text"] == first
+    assert first.endswith("· ready") and "step" not in first, first
+    app.session_state["presenter"] = False
+    app.run()
+    assert "· step 1 · ready" in app.session_state["fd_status_text"]
