@@ -2,11 +2,12 @@
 vendor-only fields stashed and put back, optional fields read with their type checked.
 
 Each takes the protocol's name; a codec binds it once (``anthropic/parts.py``,
-``bedrock/parts.py``).
+``bedrock/parts/``).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection
 from typing import Any
@@ -53,6 +54,19 @@ def optional(
 ) -> Any:
     """``obj[key]`` checked against ``typ``, or None when the key is absent or null."""
     return None if obj.get(key) is None else expect(protocol, obj[key], f"{path}.{key}", typ)
+
+
+def exact_json(text: str) -> Any:
+    """The JSON object or array ``text`` spells exactly (as ``json.dumps`` writes it), else
+    None: a tool result sent as text that a vendor can carry as a JSON value (Bedrock's
+    ``{"json": ...}`` block, Gemini's ``response``) and read back as the same text."""
+    try:
+        value = jsontext.embedded(text)
+    except ValueError:
+        return None
+    if isinstance(value, dict | list) and json.dumps(value, ensure_ascii=False) == text:
+        return value
+    return None
 
 
 def arguments_from_text(text: str) -> tuple[dict[str, Any], str | None]:

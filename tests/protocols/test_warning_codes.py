@@ -133,7 +133,7 @@ def test_source_scan_sees_codes_passed_through_helpers_and_conditionals():
     # bedrock encode_image(..., code) and the hosted conditionals are the indirect paths
     found = source_codes()
     assert "image_in_result_dropped" in found
-    assert any("bedrock/parts.py" in w for w in found["hosted_result_dropped"])
+    assert any("bedrock/parts/encode.py" in w for w in found["hosted_result_dropped"])
     assert any("schema_rewrites.py" in w for w in found["schema_keyword_added"])
 
 

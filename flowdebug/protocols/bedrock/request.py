@@ -15,12 +15,12 @@ from flowdebug.model import Conversation, Message, Part, ToolResult
 from flowdebug.protocols.base import Renamer, Warnings, expect, require
 from flowdebug.protocols.bedrock.parts import (
     PROTOCOL,
-    decode_block,
-    encode_blocks,
     optional,
     own,
     with_extra,
 )
+from flowdebug.protocols.bedrock.parts.decode import decode_block
+from flowdebug.protocols.bedrock.parts.encode import encode_blocks
 from flowdebug.protocols.bedrock.tools import (
     decode_choice,
     decode_tool,

@@ -11,7 +11,8 @@ from typing import Any
 from flowdebug.errors import CodecError
 from flowdebug.model import Message, ModelResponse, StopReason, ToolCall
 from flowdebug.protocols.base import Renamer, Warnings, expect, require
-from flowdebug.protocols.bedrock.parts import PROTOCOL, encode_blocks, optional, own, with_extra
+from flowdebug.protocols.bedrock.parts import PROTOCOL, optional, own, with_extra
+from flowdebug.protocols.bedrock.parts.encode import encode_blocks
 from flowdebug.protocols.bedrock.request import call_names, message_parts
 from flowdebug.protocols.bedrock.usage import decode_usage, encode_usage
 from flowdebug.protocols.wire_helpers import results_left_out, stop_filled_in

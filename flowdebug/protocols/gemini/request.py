@@ -16,14 +16,14 @@ from flowdebug.model import Conversation, Message, Part, Text, ToolCall, ToolRes
 from flowdebug.protocols.base import Converted, Warnings, expect, require
 from flowdebug.protocols.gemini.parts import (
     PROTOCOL,
-    Decoder,
-    Encoder,
     check_foreign,
     own,
     renumbered,
     wire_extras,
     with_details,
 )
+from flowdebug.protocols.gemini.parts.decode import Decoder
+from flowdebug.protocols.gemini.parts.encode import Encoder
 from flowdebug.protocols.gemini.spelling import normalize_request
 from flowdebug.protocols.gemini.tools import (
     decode_tool_config,

@@ -23,13 +23,13 @@ from flowdebug.model import Message, ModelResponse, Part, StopReason, ToolResult
 from flowdebug.protocols.base import Converted, Warnings, expect
 from flowdebug.protocols.gemini.parts import (
     PROTOCOL,
-    Decoder,
-    Encoder,
     check_foreign,
     own,
     renumbered,
     with_details,
 )
+from flowdebug.protocols.gemini.parts.decode import Decoder
+from flowdebug.protocols.gemini.parts.encode import Encoder
 from flowdebug.protocols.gemini.spelling import normalize
 from flowdebug.protocols.gemini.usage import decode_usage, usage_metadata
 from flowdebug.protocols.models import own_model

@@ -18,11 +18,11 @@ from flowdebug.model import Tool, ToolChoice
 from flowdebug.protocols.base import expect, require
 from flowdebug.protocols.gemini.parts import (
     PROTOCOL,
-    Encoder,
     check_foreign,
     wire_extras,
     with_details,
 )
+from flowdebug.protocols.gemini.parts.encode import Encoder
 
 _DECL_KEYS = {
     "name",
