@@ -1,22 +1,26 @@
 """A long recording opens fast: N exchanges of one agent's tool loop recorded through
 flowdebug record's own path (``Recorder.model``, as the proxy calls it, each exchange made by
-``model_exchange`` from the bytes an SDK would send and receive), then timed as the app opens
-it: the store's load, the debugger Session, the first graphs (every protocol's) and the
-teaching picture; then one Step (the last call executed). Target: open under 2 s at 2,000.
+``model_exchange`` from the bytes an SDK would send and receive), then opened in a fresh
+process as the app opens it: the store's ``resume_at`` (the state, its undo history, the
+debugger Session), the first graphs (every protocol's) and the teaching picture, the step
+view of every protocol (the wire of the last turn); then one Step (the last call executed).
+Target: open under 2 s at 2,000.
 
-Each exchange keeps its whole request (parsed, and its exact text), so the loaded session
-grows with the square of the exchanges (6.4 MB of exchange JSON at 150): the store's load
-(the unpacked text, then pydantic's validate_json of the state) passes 2 s near 200 exchanges,
-while the graphs stay near 0.1 s. Opening 2,000 needs the exchanges' requests loaded lazily or
-recorded as what each adds to the one before.
+Each exchange's request carries the whole history so far, so the bytes an agent sends grow
+with the square of its turns. Printed: the recording's CPU and peak memory, then the opening's
+times (wall and CPU: the machine is shared, compare CPU), the opening process's resident
+memory before and after and its peak.
 
-    .venv/bin/python bench/record_long.py [--exchanges 2000]
+    .venv/bin/python bench/record_long.py [--exchanges 2000] [--db FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -25,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.procstat import rss_mb  # noqa: E402
 from flowdebug import protocols  # noqa: E402
-from flowdebug.engine.session.debugger import Session  # noqa: E402
 from flowdebug.model import (  # noqa: E402
     Conversation,
     Message,
@@ -37,12 +41,14 @@ from flowdebug.model import (  # noqa: E402
     ToolResult,
 )
 from flowdebug.players.live.wire import Capture  # noqa: E402
-from flowdebug.players.manual import ManualPlayer  # noqa: E402
 from flowdebug.record.exchanges import model_exchange  # noqa: E402
 from flowdebug.record.sessions import Recorder  # noqa: E402
 from flowdebug.store.sessions import open_store  # noqa: E402
 from flowdebug.views.debugger import graphs, refusals  # noqa: E402
+from flowdebug.views.protocols import step_views  # noqa: E402
 from flowdebug.views.teaching import picture  # noqa: E402
+
+CHILD = "FLOWDEBUG_BENCH_OPENING"  # set in the process that opens the recording
 
 TOOL = Tool(
     name="read_file",
@@ -90,42 +96,85 @@ def record(store, protocol: str, n: int) -> str:
     return sid
 
 
+def peak_mb() -> float:
+    """The process's peak resident memory so far, in MB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def open_recording(db: str, sid: str | None = None) -> None:
+    """Open the recording as the app does and print one line of figures (run in a process
+    of its own, so its memory is the opening's)."""
+    store = open_store(db)
+    sid = sid or store.list()[0].id
+    names = list(protocols.PROTOCOLS)
+    before = rss_mb(os.getpid())
+    c0, t0 = time.process_time(), time.perf_counter()
+    session, _ = store.resume_at(sid)
+    t_load = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    state = session.state
+    drawn = graphs(state, names)
+    picture(state, names, refusals(state.conversation, state.events, names))
+    t_graph = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    after = rss_mb(os.getpid())
+    c0 = time.process_time()
+    step_views(session, names)  # the Protocols page: every vendor's request for the turn
+    cpu_wire = time.process_time() - c0
+    c0, t0 = time.process_time(), time.perf_counter()
+    step = state.step
+    session.step()
+    t_step, cpu_step = time.perf_counter() - t0, time.process_time() - c0
+    assert session.state.step == step + 1 and len(drawn) == len(names)
+    print(
+        f"{len(state.exchanges)} {len(state.conversation.messages)} {len(state.events)} "
+        f"{t_load:.3f} {t_graph:.3f} {cpu:.3f} {t_step:.3f} {cpu_step:.3f} {cpu_wire:.3f} "
+        f"{before:.0f} {after:.0f} {peak_mb():.0f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--exchanges", type=int, default=2000)
+    parser.add_argument("--db", help="the database to record into (default: a new temp file)")
+    parser.add_argument("--open", nargs="+", metavar="DB [SID]", help="only open DB's recording")
     args = parser.parse_args()
+    if args.open:
+        if os.environ.get(CHILD):
+            open_recording(*args.open)
+        else:
+            report(*args.open)
+        return
     protocol = protocols.default_protocol()
-    names = list(protocols.PROTOCOLS)
-    store = open_store(str(Path(tempfile.mkdtemp()) / "long.db"))
-    t0 = time.perf_counter()
+    db = args.db or str(Path(tempfile.mkdtemp()) / "long.db")
+    store = open_store(db)
+    c0, t0 = time.process_time(), time.perf_counter()
     sid = record(store, protocol, args.exchanges)
-    built = time.perf_counter() - t0
-
-    c0, t0 = time.thread_time(), time.perf_counter()
-    state = store.load(sid)
-    t_load = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    session = Session(state, ManualPlayer())
-    t_session = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    drawn = graphs(session.state, names)
-    picture(session.state, names, refusals(session.state.conversation, session.state.events, names))
-    t_graph = time.perf_counter() - t0
-    opened = t_load + t_session + t_graph
-    cpu = time.thread_time() - c0  # what the opening itself cost, however loaded the machine
-    t0 = time.perf_counter()
-    before = session.state.step
-    session.step()
-    t_step = time.perf_counter() - t0
-    assert session.state.step == before + 1 and len(drawn) == len(names)
-
-    print(f"recording: {args.exchanges} exchanges, {len(state.conversation.messages)} messages, "
-          f"{len(state.events)} trace events ({protocol}); recorded in {built:.1f} s")  # fmt: skip
-    print(f"{'load s':>8}{'session s':>11}{'graphs s':>10}{'open s':>8}{'step s':>8}{'cpu s':>7}")
+    built, built_cpu = time.perf_counter() - t0, time.process_time() - c0
+    store.close()
     print(
-        f"{t_load:>8.3f}{t_session:>11.3f}{t_graph:>10.3f}{opened:>8.3f}{t_step:>8.3f}{cpu:>7.3f}"
+        f"recorded {args.exchanges} exchanges ({protocol}) in {built:.1f} s, "
+        f"{built_cpu:.1f} s CPU, peak {peak_mb():.0f} MB"
     )
-    print(f"open under 2 s: {'yes' if opened < 2 else 'NO'}")
+    report(db, sid)
+
+
+def report(db: str, sid: str | None = None) -> None:
+    """Open the recording in a process of its own and print its figures."""
+    command = [sys.executable, __file__, "--open", db, *([sid] if sid else [])]
+    env = {**os.environ, CHILD: "1"}
+    done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+    out = done.stdout.split()
+    ex, msgs, events = out[:3]
+    load, graph, cpu, step, cpu_step, cpu_wire, before, after, peak = map(float, out[3:])
+    print(f"opened: {ex} exchanges, {msgs} messages, {events} trace events")
+    print(f"{'load s':>8}{'graphs s':>10}{'open s':>8}{'cpu s':>7}{'step s':>8}{'cpu s':>7}"
+          f"{'MB before':>11}{'MB after':>10}{'MB peak':>9}{'protocols cpu s':>17}")  # fmt: skip
+    print(
+        f"{load:>8.3f}{graph:>10.3f}{load + graph:>8.3f}{cpu:>7.3f}{step:>8.3f}{cpu_step:>7.3f}"
+        f"{before:>11.0f}{after:>10.0f}{peak:>9.0f}{cpu_wire:>17.3f}"
+    )
+    print(f"open under 2 s: {'yes' if load + graph < 2 else 'NO'} (CPU {cpu:.2f} s)")
 
 
 if __name__ == "__main__":
