@@ -70,7 +70,7 @@ def estimated(protocol: str, tools: list[Tool], why: str = "") -> Footprint:
     """The offline estimate of ``tools`` in ``protocol``, saying what it is (and ``why`` no
     count was made, when one was tried)."""
     tokens, method = tools_estimate(protocol, tools)
-    note = f"estimated: {method}" + (f"; {why}" if why else "")
+    note = method + (f"; {why}" if why else "")
     return Footprint(protocol, tokens, ESTIMATED, note)
 
 

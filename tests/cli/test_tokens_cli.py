@@ -35,7 +35,7 @@ def test_tokens_prints_one_estimated_line_per_model_vendor(capsys):
     for name, tokens, how, note in lines:
         assert int(tokens) == math.ceil(len(compact(declarations(name, tools))) / 4)
         assert how == "estimated"
-        assert note.startswith("estimated: chars/4 of the encoded tools JSON")
+        assert note.startswith("chars/4 of the encoded tools JSON")
 
 
 def test_tokens_lists_the_usage_an_imported_response_reported(capsys):
