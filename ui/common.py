@@ -234,16 +234,11 @@ PLAYER_KEYS = {  # the sidebar's player widgets and the kept setting each one sh
 MODEL_KEY = "model_for_"  # + a protocol name: the sidebar's model for that vendor
 
 
-def model_vendors() -> list[str]:
-    """The vendors that name a model (each has a default one in its facts)."""
-    return [n for n in protocols.PROTOCOLS if protocols.facts(n).default_model]
-
-
 def _keep_models() -> None:
     """The sidebar's model per vendor, kept with the session; a live player without a model
     of its own takes its vendor's."""
     s = session()
-    typed = {n: st.session_state.get(MODEL_KEY + n) or "" for n in model_vendors()}
+    typed = {n: st.session_state.get(MODEL_KEY + n) or "" for n in protocols.model_protocols()}
     s.set_settings(models=typed)
     choice = st.session_state.get("fd_player_choice")
     if choice is not None and choice.kind == "live":
@@ -253,7 +248,7 @@ def _keep_models() -> None:
 
 def _models_panel() -> None:
     with st.expander("Model per vendor (this session)", expanded=False):
-        for name in model_vendors():
+        for name in protocols.model_protocols():
             facts = protocols.facts(name)
             st.text_input(
                 facts.short,
@@ -280,7 +275,7 @@ def _show_player(s: Session) -> None:
         if key == "live_protocol":
             value = value or protocols.default_protocol(local=True)
         st.session_state[key] = value if value is not None else ""
-    for name in model_vendors():
+    for name in protocols.model_protocols():
         st.session_state[MODEL_KEY + name] = s.state.models.get(name, "")
     choice = PlayerChoice.of(kept, st.session_state.get("live_key") or None)
     if kept.kind == default_kind(s.state.scenario):
