@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import threading
 
 from tests.paths import FIXTURES
 
@@ -64,3 +65,16 @@ def test_httpx_is_loaded_before_any_sdk_call_can_look_it_up():
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["True"]
+
+
+def test_a_loaded_sender_is_handed_out_without_waiting_for_the_import_lock():
+    from flowdebug.players.live import senders
+
+    first = senders.sender_module("openai-chat")
+    got: list[object] = []
+    with senders._IMPORTING:  # another thread is importing an SDK right now
+        worker = threading.Thread(target=lambda: got.append(senders.sender_module("openai-chat")))
+        worker.start()
+        worker.join(timeout=5)
+        assert not worker.is_alive()
+    assert got == [first]

@@ -28,6 +28,7 @@ Sender = Callable[["dict[str, Any]", "LiveSettings", str, "Recording", str], lis
 
 
 _IMPORTING = threading.Lock()
+_LOADED: dict[str, ModuleType] = {}  # sender modules whose SDK is loaded: no lock after that
 # Loaded before every SDK (each SDK depends on it; see the module's docstring).
 SHARED = ("httpx",)
 
@@ -38,11 +39,14 @@ def sender_module(protocol: str) -> ModuleType:
     name = facts(protocol).sdk_sender
     if name is None:
         raise UsageError(f"no live player sends {protocol!r} requests")
+    if (ready := _LOADED.get(name)) is not None:
+        return ready
     with _IMPORTING:
         for shared in SHARED:
             importlib.import_module(shared)
         module = importlib.import_module(name)
         module.load_sdk()
+        _LOADED[name] = module
     return module
 
 
