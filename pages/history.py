@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from flowdebug.errors import FlowdebugError
 from flowdebug.exchange.tools import finding_rows
@@ -105,7 +106,15 @@ def _rerun(i: int) -> None:
     _name_saved(again.fork.state.id, current.state.id, name)
     st.session_state.branch = name
     st.session_state.rerun_view = again
-    flash.say(f"Re-ran the turn after message {i}: now on “{name}”.")
+    flash.say(
+        f"Re-ran the turn after message {i}: now on “{name}”; before and after are under "
+        f"message {i}."
+    )
+
+
+def _rerun_box(again: rerun.Rerun, where: DeltaGenerator) -> None:
+    with where.expander("Re-run: before and after", expanded=True):
+        _rerun_view(again)
 
 
 def _rerun_view(again: rerun.Rerun) -> None:
@@ -208,9 +217,8 @@ refused = common.show_error()  # a refusal meant for an editor's place
 top_error = st.empty()  # the reason goes here unless its editor is shown below
 shown: set[str] = set()
 last_rerun = st.session_state.get("rerun_view")
-if last_rerun is not None and last_rerun.fork.state.id == s.state.id:
-    with st.expander("Re-run: before and after", expanded=True):
-        _rerun_view(last_rerun)
+if last_rerun is None or last_rerun.fork.state.id != s.state.id:
+    last_rerun = None
 
 # Editors showing an older history (after an edit, an undo, a branch switch) are refilled;
 # otherwise what the person typed stays, so a refused edit can be corrected.
@@ -278,7 +286,10 @@ if not conv.messages:
     st.button("Insert", key="insert_-1", on_click=_insert, args=(-1,))
     _show_refusal("ins_body_-1")
 
-for i in range(start, min(n, start + PAGE)):
+shown_rows = range(start, min(n, start + PAGE))
+if last_rerun is not None and last_rerun.at not in shown_rows:
+    _rerun_box(last_rerun, st.container())  # its message is on another page of the history
+for i in shown_rows:
     m = conv.messages[i]
     with st.container(border=True):
         top = st.columns([4, 1.6, 1.6, 1])  # "Re-run the turn" whole at 1280 px
@@ -300,6 +311,8 @@ for i in range(start, min(n, start + PAGE)):
                 label, key=f"{name}_{i}", on_click=action, args=(i,), width="stretch", help=tip
             )
         top[3].button("Delete", key=f"delete_{i}", on_click=_delete, args=(i,), width="stretch")
+        if last_rerun is not None and last_rerun.at == i:
+            _rerun_box(last_rerun, st.container())  # where the button was pressed
         for j, part in enumerate(m.parts):
             text = _editor(f"part_{i}_{j}", part_json(part))
             cols = st.columns([8, 1], vertical_alignment="bottom")

@@ -52,8 +52,10 @@ def test_a_description_edit_re_run_on_the_same_turn_shows_both_requests_and_the_
         "destination": "Tokyo",
         "date": "2026-12-01",
     }
-    diff = cells(app.table[0].value)  # the only table of differences (the requests'), first
-    assert len(app.table) == 3  # then the calls and results, and the linter's findings
+    # The comparison is drawn under message 0, where the button was: after the calls and
+    # results and the linter's findings, the only table of differences (the requests').
+    assert len(app.table) == 3
+    diff = cells(app.table[2].value)
     assert diff.to_dict("records") == [
         {"path": "$.tools[0].description", "before": '"Searches stuff"', "after": f'"{PRECISE}"'}
     ]
