@@ -148,10 +148,11 @@ def app_server(db: Path, script: Path | None = None, **env: str) -> Iterator[str
 
 # What wait_idle reads in the page. Streamlit marks its root with the script's state
 # (data-test-script-state: initial, running, notRunning, ...); observers set on the page's
-# document once count the changes of that state and time the last change of the content.
+# document once count the changes of that state and time the last change of the content, and
+# listeners note the last input (a press, a key, a typed value) with the count at that moment.
 _WATCH = """() => {
   const w = window.__fdIdle ||= {changes: 0, mark: 0, called: performance.now(),
-                                 content: performance.now(), app: null};
+                                 content: performance.now(), app: null, input: -1, atInput: 0};
   const app = document.querySelector('[data-testid="stApp"]');
   if (app && w.app !== app) {
     w.app = app;
@@ -162,15 +163,26 @@ _WATCH = """() => {
     w.body = true;
     new MutationObserver(() => { w.content = performance.now(); })
       .observe(document.body, {subtree: true, childList: true, characterData: true});
+    const noted = () => { w.input = performance.now(); w.atInput = w.changes; };
+    for (const type of ['pointerdown', 'keydown', 'input', 'change'])
+      window.addEventListener(type, noted, true);
   }
   return w;
 }"""
+# The runs are counted from the last input when there was one since the last call (the run
+# an action asked for may have begun, even ended, before this call), else from this call.
 _CALLED = (
-    "() => { const w = (" + _WATCH + ")(); w.called = performance.now(); w.mark = w.changes; }"
+    "() => { const w = ("
+    + _WATCH
+    + """)();
+  w.mark = w.input > w.called ? w.atInput : w.changes;
+  w.called = performance.now();
+}"""
 )
-# Idle: a run began since the call and is over, or 500 ms went by (time for the run an action
-# asked for to start, when none began yet); the script not running; no status widget or
-# loading skeleton; and the content unchanged for 200 ms (what a finished run sent is drawn).
+# Idle: a run began since the action (or the call) and is over, or 500 ms went by since the
+# call (time for the run an action asked for to start, when none began yet); the script not
+# running; no status widget or loading skeleton; and the content unchanged for 200 ms (what a
+# finished run sent is drawn).
 _IDLE = (
     "() => { const w = ("
     + _WATCH
@@ -186,8 +198,9 @@ _IDLE = (
 
 def wait_idle(page) -> None:
     """Until the script run the last action started is over and drawn: Streamlit says no
-    script runs (once one began since this call, or after 500 ms for it to begin), no element
-    is a loading skeleton, and the page's content has not changed for 200 ms."""
+    script runs (once one began since the action's input or this call, or after 500 ms for it
+    to begin), no element is a loading skeleton, and the page's content has not changed for
+    200 ms."""
     page.evaluate(_CALLED)
     page.wait_for_function(_IDLE, polling=50, timeout=30_000)
 
