@@ -7,10 +7,7 @@ What the debugger session starts is held for this browser session (ui/lifetime.p
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Sequence
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -18,32 +15,29 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from flowdebug import hosting, protocols
-from flowdebug.engine.execution.handlers import Toolset
+from flowdebug import protocols
 from flowdebug.engine.session import scenarios
-from flowdebug.engine.session.debugger import Session
-from flowdebug.engine.session.player_choice import (
-    KINDS,
-    LABELS,
-    PlayerChoice,
-    default_kind,
-    make_player,
-)
-from flowdebug.engine.session.session_state import PlayerSettings, SessionState
-from flowdebug.errors import FlowdebugError
-from flowdebug.players.live.settings import LIVE_PROTOCOLS
-from flowdebug.redact import register_secret, url_secrets
 from flowdebug.render import Style
-from flowdebug.store.owners import NotOwner
-from flowdebug.store.sessions import StaleSession, Store, open_store
 from flowdebug.views import vendors
 from flowdebug.views.debugger import status_words
 from flowdebug.views.new_session import session_name
-from ui import flash, lifetime
-from ui.browser import keep_owner_cookie, owner
+from ui import flash, lifetime, player
+from ui.browser import keep_owner_cookie
+
+# The open session and the player, which every page reaches through this module.
+from ui.opened import DEFAULT_SCENARIO as DEFAULT_SCENARIO
+from ui.opened import load_scenario as load_scenario
+from ui.opened import notice_newer as notice_newer
+from ui.opened import open_saved as open_saved
+from ui.opened import reload
+from ui.opened import session as session
+from ui.opened import set_session as set_session
+from ui.opened import store as store
+from ui.player import MODEL_KEY as MODEL_KEY
+from ui.player import PLAYER_KEYS as PLAYER_KEYS
+from ui.player import player_choice as player_choice
 from ui.text import literal
 
-DEFAULT_SCENARIO = "weather"
 APP_SCRIPT = "app.py"  # the app's entry point, which draws the sidebar around every page
 # Presenter mode enlarges the reading text of the main area; headings, buttons and the
 # sidebar keep their sizes so nothing is cut off. The main area loses its wide side margins:
@@ -57,236 +51,6 @@ CSS_PRESENTER = """
   [data-testid="stMainBlockContainer"] { padding-left: 1rem; padding-right: 1rem; }
 </style>
 """
-
-
-@st.cache_resource(show_spinner=False)
-def _open_store(url: str | None) -> Store:
-    return open_store(url)
-
-
-def store() -> Store:
-    """The session store: $FLOWDEBUG_DB, else a SQLite file in the user's data directory."""
-    return _open_store(os.environ.get("FLOWDEBUG_DB"))
-
-
-# -- the open session, saved after every change ------------------------------------------------
-
-
-def _revisions() -> dict[str, int]:
-    """The revision each session this tab holds was read or last saved at: a save says so, and
-    the store refuses it when another tab saved in between."""
-    return st.session_state.setdefault("fd_revisions", {})
-
-
-def _store_save(
-    state: SessionState, parent: str | None = None, undo: Sequence[SessionState] = ()
-) -> None:
-    revisions = _revisions()
-    try:
-        saved = store().save(
-            state, parent=parent, expected=revisions.get(state.id, 0), owner=owner(), undo=undo
-        )
-    except StaleSession as e:  # the newer steps stay saved; this tab says how to see them
-        flash.error(str(e))
-        st.session_state.fd_stale = state.id
-        return
-    except Exception as e:  # the session in memory is intact; say so, do not lose it
-        flash.error(f"could not save the session: {e}")
-        return
-    revisions[state.id] = saved.revision
-
-
-def session() -> Session:
-    """This browser session's debugger session: the one named in the URL (?session=ID, so a
-    reload or a server restart resumes it), else the one saved last (this browser's own on a
-    shared server), else a new weather scenario. On a shared server a
-    link to another browser's session opens nothing of it: the page says why."""
-    if "fd_session" not in st.session_state:
-        wanted = st.query_params.get("session")
-        if wanted:
-            try:
-                open_saved(wanted)
-            except NotOwner as e:
-                flash.error(str(e))
-            except FlowdebugError as e:
-                flash.error(f"could not reopen session {wanted}: {e}")
-        elif hosting.resume_last() and (
-            last := next(
-                # opening the app resumes the session saved last, rather than a new one; one
-                # that another browser session has open stays its own (a room of attendees on a
-                # server without owners each starts their own, not the session saved last)
-                (s for s in store().list(owner=owner()) if not lifetime.held_elsewhere(s.id)),
-                None,
-            )
-        ):
-            try:
-                open_saved(last.id)
-            except FlowdebugError as e:
-                flash.error(f"could not reopen your last session: {e}")
-        if "fd_session" not in st.session_state:
-            set_session(Session.from_scenario(DEFAULT_SCENARIO))
-    return st.session_state.fd_session
-
-
-def open_saved(session_id: str) -> Session:
-    """Open a saved session (this browser's own, on a shared server) as this tab's session."""
-    opened, revision = store().resume_at(session_id, owner=owner())
-    set_session(opened, revision=revision)
-    return opened
-
-
-def set_session(value: Session, parent: str | None = None, revision: int | None = None) -> None:
-    """Make ``value`` this browser session's session: saved now and after every change.
-    ``revision``: it was just read from the store at this revision, so there is nothing to
-    save yet (a save would make another tab holding it stale for nothing)."""
-    # Saved with its undo history, so Undo (and Undo tool edit) still works after a reload.
-    value.on_change = lambda state: _store_save(state, undo=value.undo_stack)
-    previous = st.session_state.get("fd_session")
-    if previous is not None and previous.state.id != value.state.id:
-        lifetime.let_go(previous.state.id)  # its MCP servers end, unless another tab holds it
-    lifetime.hold(value.state.id)
-    st.session_state.fd_session = value
-    st.session_state.pop("fd_stale", None)
-    if revision is None:
-        _store_save(value.state, parent, value.undo_stack)
-    else:
-        _revisions()[value.state.id] = revision
-    st.query_params["session"] = value.state.id
-
-
-def notice_newer() -> None:
-    """Once a run: when another tab or app server saved this tab's session since this tab read
-    it, say so now, with the Reload button, rather than only when a change here is refused."""
-    sid = session().state.id
-    known = _revisions().get(sid)
-    if known is None or st.session_state.get("fd_stale") == sid:
-        return
-    try:
-        stored = store().revision(sid)
-    except Exception:  # unreachable now: the next save says so
-        return
-    if stored is not None and stored != known:
-        st.session_state.fd_stale = sid
-        flash.error(
-            "this session was changed in another tab or on another app server since this tab "
-            "read it: reload to see the newer steps (a change made here would be refused, "
-            "and nothing saved would be overwritten)"
-        )
-
-
-def _reload() -> None:
-    """Drop this tab's copy of the session: the next run reads the newer one from the store."""
-    st.session_state.pop("fd_session", None)
-    st.session_state.pop("fd_stale", None)
-
-
-def load_scenario(name: str, tools: Toolset | None = None) -> None:
-    """Open scenario ``name`` as a new session, with the player chosen in the sidebar when it
-    is not the script; ``tools``: the tools it declares instead of its own (a Reset keeps the
-    tools as edited)."""
-    fresh = Session.from_scenario(name)
-    choice = st.session_state.get("fd_player_choice")
-    if choice is not None and choice.kind != "scripted":
-        fresh.player = make_player(choice, name)
-        fresh.state.player = choice.settings()
-    if tools is not None:
-        fresh.use_tools(tools)
-    set_session(fresh)
-
-
-def player_choice() -> PlayerChoice:
-    """What the sidebar's 'Who plays the model' says (the key stays in this session)."""
-    get = st.session_state.get
-    return PlayerChoice(
-        kind=get("player_kind", "scripted"),
-        protocol=get("live_protocol") or protocols.default_protocol(local=True),
-        model=get("live_model") or None,
-        base_url=get("live_base_url") or None,
-        stream=bool(get("live_stream", False)),
-        api_key=get("live_key") or None,
-    )
-
-
-def _apply_player() -> None:
-    choice = player_choice()
-    # Never saved, exported or logged, even by accident: the key and a URL's own credentials.
-    for secret in [choice.api_key or "", *url_secrets(choice.base_url or "")]:
-        register_secret(secret)
-    s = session()
-    try:
-        s.player = make_player(choice, s.state.scenario, s.state.models)
-    except FlowdebugError as e:
-        flash.error(str(e))
-        return
-    st.session_state.fd_player_choice = choice
-    s.set_settings(player=choice.settings())  # kept with the session, never the key
-
-
-PLAYER_KEYS = {  # the sidebar's player widgets and the kept setting each one shows
-    "player_kind": "kind",
-    "live_protocol": "protocol",
-    "live_model": "model",
-    "live_base_url": "base_url",
-    "live_stream": "stream",
-}
-
-
-MODEL_KEY = "model_for_"  # + a protocol name: the sidebar's model for that vendor
-
-
-def _keep_models() -> None:
-    """The sidebar's model per vendor, kept with the session; a live player without a model
-    of its own takes its vendor's."""
-    s = session()
-    typed = {n: st.session_state.get(MODEL_KEY + n) or "" for n in protocols.model_protocols()}
-    s.set_settings(models=typed)
-    choice = st.session_state.get("fd_player_choice")
-    if choice is not None and choice.kind == "live":
-        with suppress(FlowdebugError):
-            s.player = make_player(choice, s.state.scenario, s.state.models)
-
-
-def _models_panel() -> None:
-    with st.expander("Model per vendor (this session)", expanded=False):
-        for name in protocols.model_protocols():
-            facts = protocols.facts(name)
-            st.text_input(
-                facts.short,
-                key=MODEL_KEY + name,
-                placeholder=facts.default_model,
-                on_change=_keep_models,
-            )
-        st.caption(
-            "Empty: the vendor's default. Used by the encodings, the snippets and a live "
-            "player without a model of its own; a source naming another vendor's model gets "
-            "this one, and a warning says which replaced which."
-        )
-
-
-def _show_player(s: Session) -> None:
-    """Once per session opened: the sidebar's player settings say the player the session kept
-    (a reopened live session gets the key typed in this browser session, if any)."""
-    if st.session_state.get("fd_player_for") == s.state.id:
-        return
-    st.session_state.fd_player_for = s.state.id
-    kept = s.state.player or PlayerSettings(kind=default_kind(s.state.scenario))
-    for key, name in PLAYER_KEYS.items():
-        value = getattr(kept, name)
-        if key == "live_protocol":
-            value = value or protocols.default_protocol(local=True)
-        st.session_state[key] = value if value is not None else ""
-    for name in protocols.model_protocols():
-        st.session_state[MODEL_KEY + name] = s.state.models.get(name, "")
-    choice = PlayerChoice.of(kept, st.session_state.get("live_key") or None)
-    if kept.kind == default_kind(s.state.scenario):
-        # The session's default (a scenario's script, the offline model for one of your
-        # own) is nobody's choice: a scenario opened next plays its own script.
-        st.session_state.pop("fd_player_choice", None)
-    else:
-        st.session_state.fd_player_choice = choice
-    if kept.kind == "live" and choice.api_key:
-        with suppress(FlowdebugError):  # the kept player stays (its key from the environment)
-            s.player = make_player(choice, s.state.scenario, s.state.models)
 
 
 def chosen_protocols() -> list[str]:
@@ -333,7 +97,7 @@ def draw_sidebar() -> None:
     keep_owner_cookie()
     # Every run: a browser that reconnected has a new owner, which must hold its session.
     lifetime.hold(session().state.id)
-    _show_player(session())
+    player.show_kept(session())
     # Starting values that are not the widgets' first options (a widget given a default and a
     # session value both warns, so they are set here).
     st.session_state.setdefault("protocols", list(protocols.PROTOCOLS))
@@ -350,32 +114,8 @@ def draw_sidebar() -> None:
         if not st.session_state.protocols:
             st.caption(f":orange[{vendors.none_chosen_note()}]")
         st.toggle("Presenter mode (large type)", key="presenter", on_change=_presenter_changed)
-        with st.expander("Who plays the model", expanded=False):
-            kind = st.radio(
-                "Player",
-                KINDS,
-                key="player_kind",
-                horizontal=True,
-                format_func=LABELS.__getitem__,
-            )
-            if kind == "live":
-                st.selectbox("API", LIVE_PROTOCOLS, key="live_protocol", format_func=title)
-                st.text_input("Model (empty: the vendor's default)", key="live_model")
-                st.text_input(
-                    f"Base URL (a local or {vendors.local_compatible()}-compatible server)",
-                    key="live_base_url",
-                    placeholder="http://localhost:11434/v1",
-                )
-                st.text_input(
-                    "API key (kept in this browser session only)",
-                    key="live_key",
-                    type="password",
-                    help=protocols.facts(st.session_state.live_protocol).key_help,
-                )
-                st.checkbox("Stream", key="live_stream")
-            st.button("Use this player", key="apply_player", on_click=_apply_player)
-            st.caption(f"Now: {literal(getattr(session().player, 'name', '?'))}")
-        _models_panel()
+        player.player_panel()
+        player.models_panel()
         # The slot belongs to this browser session (a module global would be every session's).
         st.session_state["fd_status_slot"] = st.empty()
         st.session_state.pop("fd_status_text", None)  # a new slot: nothing written in it yet
@@ -464,7 +204,7 @@ def show_error() -> list[flash.Flash]:
         st.button(
             "Reload the newer steps",
             key="fd_reload",
-            on_click=_reload,
+            on_click=reload,
             type="primary",
             help="This tab's copy is older than the saved session: read the saved one",
         )
