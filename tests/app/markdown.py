@@ -14,3 +14,9 @@ def shown(markdown: object) -> str:
 def cells(table):
     """A table's DataFrame with every text cell as it reads on screen."""
     return table.map(lambda v: shown(v) if isinstance(v, str) else v)
+
+
+def tables_with(app, *columns: str) -> list:
+    """The tables on ``app``'s page whose columns are ``columns``, as :func:`cells` reads them."""
+    found = [cells(t.value) for t in app.table]
+    return [t for t in found if list(t.columns) == list(columns)]

@@ -18,7 +18,7 @@ from flowdebug.record.server import RecordingProxy
 from flowdebug.record.sessions import Recorder
 from flowdebug.store.sessions import open_store
 from tests import cases
-from tests.app.markdown import cells
+from tests.app.markdown import tables_with
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
 PROTOCOL = LIVE_PROTOCOLS[0]
@@ -80,7 +80,7 @@ def test_a_recorded_turn_re_run_with_an_edited_description_shows_the_sent_and_th
     ]
     assert requests[0]["messages"] == requests[1]["messages"]
     assert len(requests[0]["messages"]) == 3
-    diff = cells(app.table[0].value)
+    diff = tables_with(app, "path", "before", "after")[0]  # the requests', then the turns'
     assert diff.to_dict("records")[0] == {
         "path": "$.tools[0].description",
         "before": json.dumps(cases.WEATHER_TOOL.description),

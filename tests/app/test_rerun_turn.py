@@ -11,7 +11,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from flowdebug.store.sessions import open_store
-from tests.app.markdown import cells, shown
+from tests.app.markdown import cells, shown, tables_with
 from tests.app.test_new_session import fill_flights_form
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
@@ -52,10 +52,11 @@ def test_a_description_edit_re_run_on_the_same_turn_shows_both_requests_and_the_
         "destination": "Tokyo",
         "date": "2026-12-01",
     }
-    # The comparison is drawn under message 0, where the button was: after the calls and
-    # results and the linter's findings, the only table of differences (the requests').
+    # The only table of differences (the requests'), drawn under message 0, where the button
+    # was: after the calls and results and the linter's findings.
     assert len(app.table) == 3
-    diff = cells(app.table[2].value)
+    (diff,) = tables_with(app, "path", "before", "after")
+    assert diff.equals(cells(app.table[2].value))
     assert diff.to_dict("records") == [
         {"path": "$.tools[0].description", "before": '"Searches stuff"', "after": f'"{PRECISE}"'}
     ]
