@@ -4,7 +4,8 @@ wrote (:class:`WrittenCache`) and a save rewrites each list from its first chang
 (:func:`plan_changes`, :func:`write_changes`): a step costs a few rows whatever the length of
 the history (see ``bench/store.py``). Items are packed (:mod:`flowdebug.store.packing`), and a
 store remembers which values it knows are stored, so a step writes only the values it adds
-(see ``bench/storage_growth.py``).
+(see ``bench/storage_growth.py``). When the stored rows are not the ones a store knows (another
+server saved the session), :func:`write_whole` writes them all again.
 """
 
 from __future__ import annotations
@@ -128,3 +129,29 @@ def write_changes(
         tx.insert_items(
             [(session_id, kind, start + i, body, z) for i, (body, z) in enumerate(rows)]
         )
+
+
+def write_whole(
+    tx: Tx, session_id: str, items: dict[str, list[Any]], secrets: list[str]
+) -> set[str]:
+    """Write every row of the session again (its rows were changed by another store, or this
+    store has not seen it): its items and only the values they need; the hashes stored."""
+    packer = Packer()
+    tx.execute("DELETE FROM flowdebug_items WHERE session = ?", (session_id,))
+    tx.execute("DELETE FROM flowdebug_values WHERE session = ?", (session_id,))
+    rows: list[tuple[str, str, int, str, bytes | None]] = []
+    for kind in LISTS:
+        texts = [
+            packer.pack(item_json(kind, i, item, secrets)) for i, item in enumerate(items[kind])
+        ]
+        rows += [
+            (session_id, kind, i, body, z)
+            for i, (body, z) in enumerate(encode_list(0, texts, _nothing))
+        ]
+    tx.insert_items(rows)
+    tx.insert_values(session_id, packer.values)
+    return set(packer.values)
+
+
+def _nothing(keys: range) -> list[str]:
+    return []  # a whole list is written from its first row: no row comes before

@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any
 from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import UsageError
 from flowdebug.redact import secret_values
-from flowdebug.store.compress import encode_list
 from flowdebug.store.db import StoreError, Tx, default_path, migrate, open_database
 from flowdebug.store.increments import (
     UndoWritten,
@@ -44,16 +43,15 @@ from flowdebug.store.increments import (
     WrittenCache,
     plan_changes,
     write_changes,
+    write_whole,
 )
 from flowdebug.store.owners import check_owner, owner_key
 from flowdebug.store.packing import Packer
 from flowdebug.store.reading import read_rows, stored_state
 from flowdebug.store.rows import (
     INFO,
-    LISTS,
     SessionInfo,
     heads,
-    item_json,
     session_info,
     state_items,
     utc,
@@ -181,22 +179,7 @@ class Store:
                 stored, added = known.values, set(new)
                 undo_known = known.undo
             else:
-                packer = Packer()  # the whole session: only what it needs
-                tx.execute("DELETE FROM flowdebug_items WHERE session = ?", (state.id,))
-                tx.execute("DELETE FROM flowdebug_values WHERE session = ?", (state.id,))
-                rows: list[tuple[str, str, int, str, bytes | None]] = []
-                for kind in LISTS:
-                    texts = [
-                        packer.pack(item_json(kind, i, item, secrets))
-                        for i, item in enumerate(items[kind])
-                    ]
-                    rows += [
-                        (state.id, kind, i, body, z)
-                        for i, (body, z) in enumerate(encode_list(0, texts, _nothing))
-                    ]
-                tx.insert_items(rows)
-                tx.insert_values(state.id, packer.values)
-                stored, added = set(packer.values), set[str]()
+                stored, added = write_whole(tx, state.id, items, secrets), set[str]()
             undo_rows = write_undo(tx, state.id, state, undo, undo_known, secrets)
             name, parent = name or old_name, parent or old_parent
             # Compare-and-set: the row lock above already serialises writers; the revision in
@@ -408,10 +391,6 @@ class Store:
             tx.execute("DELETE FROM flowdebug_undo WHERE session = ?", (session_id,))
             tx.execute("DELETE FROM flowdebug_sessions WHERE id = ?", (session_id,))
         self._written.remember(session_id, None)
-
-
-def _nothing(keys: range) -> list[str]:
-    return []  # a whole list is written from its first row: no row comes before
 
 
 def _default_name(state: SessionState) -> str:
