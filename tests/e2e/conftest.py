@@ -39,10 +39,11 @@ def server(tmp_path_factory):
         yield url
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
-    """Headless Chromium for the module (two modules start their own: two sync Playwrights
-    cannot run at once in one thread)."""
+    """Headless Chromium for every browser module one worker runs (one sync Playwright per
+    thread: a module needing another kind of page makes its own context from this one);
+    each test or module works in a browser context of its own."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

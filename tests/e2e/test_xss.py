@@ -16,7 +16,7 @@ import pytest
 
 from flowdebug.exchange.imports import import_session
 from flowdebug.store.sessions import open_store
-from tests.e2e.app_server import CHROMIUM, FLAGS, app_server, wait_idle
+from tests.e2e.app_server import app_server, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -101,17 +101,14 @@ def hostile(tmp_path_factory, pixel):
 
 
 @pytest.fixture(scope="module")
-def page(hostile):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        pg = browser.new_page(viewport={"width": 1600, "height": 1200})
-        pg.set_default_timeout(30_000)
-        pg.dialogs = []
-        pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
-        yield pg
-        browser.close()
+def page(hostile, browser):
+    ctx = browser.new_context(viewport={"width": 1600, "height": 1200})
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    pg.dialogs = []
+    pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
+    yield pg
+    ctx.close()
 
 
 PAGES = {

@@ -26,7 +26,7 @@ from playwright.sync_api import expect
 from flowdebug.engine.execution.faults import parse_fault
 from flowdebug.engine.session.debugger import Session
 from flowdebug.store.sessions import open_store
-from tests.e2e.app_server import CHROMIUM, FLAGS, app_server, wait_idle
+from tests.e2e.app_server import app_server, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -113,22 +113,18 @@ def hostile(tmp_path_factory, pixel):
 
 
 @pytest.fixture(scope="module")
-def page(hostile):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        ctx = browser.new_context(viewport={"width": 1600, "height": 1000}, accept_downloads=True)
-        pg = ctx.new_page()
-        pg.set_default_timeout(30_000)
-        pg.dialogs = []
-        pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
-        app, session_id, _ = hostile
-        pg.goto(f"{app}/?session={session_id}", wait_until="domcontentloaded")
-        pg.locator("svg.fd-aligned").wait_for()
-        wait_idle(pg)
-        yield pg
-        browser.close()
+def page(hostile, browser):
+    ctx = browser.new_context(viewport={"width": 1600, "height": 1000}, accept_downloads=True)
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    pg.dialogs = []
+    pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
+    app, session_id, _ = hostile
+    pg.goto(f"{app}/?session={session_id}", wait_until="domcontentloaded")
+    pg.locator("svg.fd-aligned").wait_for()
+    wait_idle(pg)
+    yield pg
+    ctx.close()
 
 
 def nothing_ran(page, pixel, where: str) -> None:
