@@ -1,10 +1,10 @@
 """A long recording opens fast: N exchanges of one agent's tool loop recorded through
 flowdebug record's own path (``Recorder.model``, as the proxy calls it, each exchange made by
 ``model_exchange`` from the bytes an SDK would send and receive), then opened in a fresh
-process as the app opens it: the store's ``resume_at`` (the state, its undo history, the
-debugger Session), the first graphs (every protocol's) and the teaching picture, the step
-view of every protocol (the wire of the last turn); then one Step (the last call executed).
-Target: open under 2 s at 2,000.
+process as the Debugger opens it: the store's ``resume_at`` (the state, its undo history, the
+debugger Session), the first graphs (every protocol's) and the teaching picture; then one
+Step (the last call executed) and its save. The Protocols page's views of the turn (every
+vendor's request, pretty-printed) are timed apart. Target: open under 2 s at 2,000.
 
 Each exchange's request carries the whole history so far, so the bytes an agent sends grow
 with the square of its turns. Printed: the recording's CPU and peak memory, then the opening's
@@ -12,6 +12,7 @@ times (wall and CPU: the machine is shared, compare CPU), the opening process's 
 memory before and after and its peak.
 
     .venv/bin/python bench/record_long.py [--exchanges 2000] [--db FILE]
+    .venv/bin/python bench/record_long.py --open FILE   # open a recording already made
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import argparse
 import json
 import os
 import resource
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -88,6 +90,7 @@ def record(store, protocol: str, n: int) -> str:
         capture.response_body = bytearray(_body(body))
         recorder.begin()
         recorder.model(model_exchange(protocol, path, capture, 1.0))
+        recorder.flush(timeout=3600)  # a model answers slower than the recorder saves
         result = ToolResult(call_id=_call(i).id, content=f"# m{i}.py\nprint({i})")
         history = [*history, answer, Message(role="tool", parts=[result])]
     recorder.flush(timeout=3600)
@@ -104,12 +107,15 @@ def peak_mb() -> float:
 def open_recording(db: str, sid: str | None = None) -> None:
     """Open the recording as the app does and print one line of figures (run in a process
     of its own, so its memory is the opening's)."""
-    store = open_store(db)
+    copy = str(Path(tempfile.mkdtemp()) / "copy.db")  # the Step's save stays out of ``db``
+    with sqlite3.connect(db) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    store = open_store(copy)
     sid = sid or store.list()[0].id
     names = list(protocols.PROTOCOLS)
     before = rss_mb(os.getpid())
     c0, t0 = time.process_time(), time.perf_counter()
-    session, _ = store.resume_at(sid)
+    session, revision = store.resume_at(sid)
     t_load = time.perf_counter() - t0
     t0 = time.perf_counter()
     state = session.state
@@ -124,6 +130,7 @@ def open_recording(db: str, sid: str | None = None) -> None:
     c0, t0 = time.process_time(), time.perf_counter()
     step = state.step
     session.step()
+    store.save(session.state, expected=revision, undo=session.undo_stack)  # as the page does
     t_step, cpu_step = time.perf_counter() - t0, time.process_time() - c0
     assert session.state.step == step + 1 and len(drawn) == len(names)
     print(
