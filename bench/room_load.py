@@ -136,26 +136,55 @@ class Server(AsgiServer):
 # -- the followers: a child process -----------------------------------------------------------
 
 
-async def _follower(i: int, base: str, code: str, poll: float, on: asyncio.Event, out: dict):
-    import httpx
+class Connection:
+    """One follower's keep-alive HTTP/1.1 connection, as lean as a browser's is to the server:
+    the load generator runs on the server's own two cores, so it spends little of them."""
 
+    def __init__(self, host: str, port: int):
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def get(self, path: str) -> tuple[int, bytes]:
+        try:
+            return await self._get(path)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            # The server let the connection go while nobody followed (its keep-alive is 5 s):
+            # a browser opens a new one, and so does this.
+            self.writer = None
+            return await self._get(path)
+
+    async def _get(self, path: str) -> tuple[int, bytes]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        assert self.reader is not None
+        self.writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}\r\n\r\n".encode())
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        length = int(head.lower().split(b"content-length:", 1)[1].split(b"\r\n", 1)[0])
+        return status, await self.reader.readexactly(length)
+
+
+async def _follower(i: int, base: str, code: str, poll: float, on: asyncio.Event, out: dict):
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    http = Connection(host, int(port))
     seen: list[int] | None = None
-    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
-        while True:
-            await on.wait()
-            try:
-                r = await client.get(room_pulse.url(code))
-                out["polls"] += 1
-                if r.status_code != 200:
-                    return
-                now = r.json()["pulse"]
-                if seen is None or any(n > s for n, s in zip(now, seen, strict=True)):
-                    drawn = await client.get(REDRAW.format(code=code), params={"f": str(i)})
-                    seen = drawn.json()["pulse"]
-            except httpx.HTTPError as e:
-                out["errors"] += 1
-                out["error"] = repr(e)
-            await asyncio.sleep(poll)
+    while True:
+        await on.wait()
+        try:
+            status, body = await http.get(room_pulse.url(code))
+            out["polls"] += 1
+            if status != 200:
+                return
+            now = json.loads(body)["pulse"]
+            if seen is None or any(n > s for n, s in zip(now, seen, strict=True)):
+                _, drawn = await http.get(REDRAW.format(code=code) + f"?f={i}")
+                seen = json.loads(drawn)["pulse"]
+        except (OSError, asyncio.IncompleteReadError, ValueError) as e:
+            out["errors"] += 1
+            out["error"] = repr(e)
+            http = Connection(host, int(port))
+        await asyncio.sleep(poll)
 
 
 async def _followers(base: str, code: str, n: int, poll: float) -> dict:
@@ -220,6 +249,7 @@ def main() -> None:
     ap.add_argument("--poll", type=float, default=room_pulse.POLL, help="the poll interval")
     ap.add_argument("--idle", type=float, default=10.0, help="seconds watched with no change")
     ap.add_argument("--shared", action="store_true", help="one picture per pulse for all")
+    ap.add_argument("--switch", type=float, default=None, help="sys.setswitchinterval (s)")
     ap.add_argument("--db", default=None, help="store URL (default: a temporary SQLite file)")
     ap.add_argument("--pollers", nargs=3, metavar=("URL", "CODE", "N"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -227,6 +257,8 @@ def main() -> None:
         followers_main(args.pollers[0], args.pollers[1], int(args.pollers[2]), args.poll)
         return
     url = args.db or os.path.join(tempfile.mkdtemp(), "room_load.db")
+    if args.switch:
+        sys.setswitchinterval(args.switch)
     names = list(protocols.model_protocols())[:4]
     load = os.getloadavg()
     pid = os.getpid()
@@ -253,8 +285,17 @@ def main() -> None:
             alone: list[tuple[float, float]] = []
             crowd: list[tuple[float, float]] = []
             per_follower = reads = 0.0
+            busy = {"alone": [0.0, 0.0], "followed": [0.0, 0.0]}  # server CPU s, wall s
+
+            def block(kind: str) -> list[tuple[float, float]]:
+                cpu0, t0 = cpu_seconds(pid), time.monotonic()
+                times = instructor(store, session, room, args.steps, args.pace)
+                busy[kind][0] += cpu_seconds(pid) - cpu0
+                busy[kind][1] += time.monotonic() - t0
+                return times
+
             for n in range(args.rounds):
-                alone += instructor(store, session, room, args.steps, args.pace)
+                alone += block("alone")
                 say("on")
                 time.sleep(args.poll + 2 * args.poll)  # joined over one poll, all drawn
                 if n == 0:
@@ -262,7 +303,7 @@ def main() -> None:
                     per_follower = (rss_mb(pid) - before) / max(1, args.followers)
                 room.since = time.monotonic()
                 t0, reads0 = time.monotonic(), room.cache.reads
-                crowd += instructor(store, session, room, args.steps, args.pace)
+                crowd += block("followed")
                 time.sleep(2 * args.poll)
                 room.since = float("inf")
                 reads += (room.cache.reads - reads0) / (time.monotonic() - t0) / args.rounds
@@ -278,6 +319,7 @@ def main() -> None:
             idle_cpu = (cpu_seconds(pid) - cpu0) / took
             idle_polls = (room.polls - polls0) / took
             idle_reads = (room.cache.reads - reads0) / took
+            pollers_cpu = cpu_seconds(child.pid)
             say("quit")
             out, _ = child.communicate(timeout=30)
             polled = json.loads(out.strip().splitlines()[-1])
@@ -286,6 +328,7 @@ def main() -> None:
     drawn = "a shared" if args.shared else "their own"
     rows = [
         ("store", repr(store)),
+        ("GIL switch interval (ms)", f"{sys.getswitchinterval() * 1000:g}"),
         ("followers", f"{args.followers} HTTP pollers, {drawn} picture on a change"),
         ("load average at the start (1, 5, 15 min)", ", ".join(f"{x:.2f}" for x in load)),
         (
@@ -305,6 +348,11 @@ def main() -> None:
             "its CPU p50 / p95, alone / following (ms)",
             f"{_ms([c for _, c in alone])} / {_ms([c for _, c in crowd])}",
         ),
+        (
+            "the server's CPU in the blocks, alone / followed (cores)",
+            " / ".join(f"{c / w:.3f}" for c, w in busy.values()),
+        ),
+        ("the pollers' own CPU, all the run (s; the child process)", f"{pollers_cpu:.1f}"),
         ("memory per follower (MB)", f"{per_follower:.3f}"),
         ("store reads per second, followed blocks", f"{reads:.1f}"),
         (
