@@ -16,6 +16,7 @@ from flowdebug.engine.session.session_state import Breakpoint
 from flowdebug.engine.tracing.trace import sequence
 from flowdebug.errors import UsageError
 from flowdebug.views.encodings import encode_all
+from tests.scenario_runs import ran
 
 C, R, F, H = "tool_call", "result", "final_answer", "halt"
 
@@ -124,8 +125,7 @@ def test_every_sample_scenario_has_an_expected_end():
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_scenario_runs_to_its_expected_end(name):
-    session = Session.from_scenario(name)
-    session.run()
+    session = ran(name)
     status, expected = EXPECTED[name]
     assert session.state.status == status
     assert outline(session) == expected
@@ -135,8 +135,7 @@ def test_scenario_runs_to_its_expected_end(name):
 @pytest.mark.parametrize("protocol", list(protocols.PROTOCOLS))
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_scenario_history_encodes_and_decodes_in_every_protocol(name, protocol):
-    session = Session.from_scenario(name)
-    session.run()
+    session = ran(name)
     conv = session.conversation
     codec = protocols.get(protocol)
     back = codec.decode_request(codec.encode_request(conv).value).value

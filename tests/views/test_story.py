@@ -4,13 +4,10 @@ rejection), and each vendor's note is in that vendor's own terms."""
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 
 from flowdebug import protocols
 from flowdebug.engine.execution.approval import Edit, Reject
-from flowdebug.engine.execution.faults import parse_fault
 from flowdebug.engine.session.debugger import Session
 from flowdebug.engine.tracing.replay import replay
 from flowdebug.engine.tracing.trace import PHASES, TraceEvent, rejections
@@ -24,18 +21,9 @@ from flowdebug.views.story import (
     rejection_sentence,
     vendor_note,
 )
+from tests.scenario_runs import ran
 
 NAMES = ["anthropic", "openai-chat", "openai-responses", "gemini", "mcp"]
-
-
-@cache
-def ran(scenario: str, fault: str | None = None) -> Session:
-    """A scenario run to its end (cached: the weather scenario waits 1 s for Tokyo)."""
-    s = Session.from_scenario(scenario)
-    if fault:
-        s.set_faults([parse_fault(fault)])
-    s.run()
-    return s
 
 
 def captions(s: Session, kind: str) -> list[str]:
