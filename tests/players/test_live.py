@@ -12,7 +12,9 @@ import logging
 import os
 import pickle
 import socket
+import ssl
 
+import httpx2
 import pytest
 
 from flowdebug import protocols
@@ -21,7 +23,7 @@ from flowdebug.errors import ProviderError
 from flowdebug.model import Conversation, ToolChoice
 from flowdebug.players.live.differences import wire_differences
 from flowdebug.players.live.player import LivePlayer, LiveSettings, live_player
-from flowdebug.players.live.wire import REDACTED, Secret, SSEParser
+from flowdebug.players.live.wire import REDACTED, Recording, Secret, SSEParser, recording_client
 from tests import cases
 from tests.recorded_server import REAL, REFERENCE, RecordedServer, catalog, unwrap
 
@@ -132,6 +134,18 @@ def _differences(recorded, protocol, conv, stream):
     ex = p.respond(conv).exchange
     assert ex.codec_request == protocols.get(protocol).encode_request(p.settings.apply(conv)).value
     return ex.differences
+
+
+def test_every_recording_client_verifies_tls_with_one_context_made_once():
+    # A context per live call read the system's CA certificates again, about 25 ms of CPU.
+    with (
+        recording_client(httpx2, Recording(), 5) as first,
+        recording_client(httpx2, Recording(), 5) as second,
+    ):
+        contexts = [c._transport.inner._pool._ssl_context for c in (first, second)]
+    assert contexts[0] is contexts[1]
+    assert (contexts[0].verify_mode, contexts[0].check_hostname) == (ssl.CERT_REQUIRED, True)
+    assert contexts[0].get_ca_certs()
 
 
 @pytest.mark.parametrize("protocol", ["anthropic", "openai-chat", "openai-responses"])

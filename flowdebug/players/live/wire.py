@@ -210,6 +210,16 @@ class Recording:
 
 
 @cache
+def _tls(lib: ModuleType) -> Any:
+    """The TLS context of every recording transport of ``lib``, made once per process: a
+    transport made its own, reading the system's CA certificates again (about 25 ms of CPU at
+    every live call). ``SSL_CERT_FILE`` and ``SSL_CERT_DIR`` count as when it is made. Sharing
+    it is safe: the transports are HTTP/1.1 only, so the ALPN list each connection sets on it
+    is always the same."""
+    return lib.create_ssl_context()
+
+
+@cache
 def _transport_class(lib: ModuleType) -> type:
     """A recording transport for ``lib`` (httpx or httpx2: same API, different classes)."""
 
@@ -229,7 +239,7 @@ def _transport_class(lib: ModuleType) -> type:
 
     class RecordingTransport(lib.BaseTransport):  # type: ignore[name-defined, misc]
         def __init__(self, recording: Recording, route: Route):
-            self.inner = lib.HTTPTransport()
+            self.inner = lib.HTTPTransport(verify=_tls(lib))
             guard(self.inner, route)
             self.recording = recording
             self.route = route
