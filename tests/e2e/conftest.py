@@ -4,10 +4,13 @@ test process, and the rule that CI runs these tests rather than skipping them.""
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
 
 import pytest
 
+from flowdebug import hosting
+from tests import pgserver
 from tests.e2e.app_server import CHROMIUM, FLAGS, app_server, fresh, wait_idle
 
 if not Path(CHROMIUM).exists() and os.environ.get("CI"):
@@ -15,18 +18,37 @@ if not Path(CHROMIUM).exists() and os.environ.get("CI"):
 HERE = Path(__file__).resolve().parent
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]):
     """A browser module's tests run on one worker (``--dist loadgroup``: its module-scoped
-    server and browser start once); without Chromium (outside CI) they are skipped, saying
-    why."""
+    server starts once); the modules on PostgreSQL share one group, so that its server and
+    app servers start once for all of them. Without Chromium (outside CI) they are skipped,
+    saying why."""
     skip = None if Path(CHROMIUM).exists() else pytest.mark.skip(reason="Chromium is not installed")
     for item in items:
         path = Path(item.path).resolve()
         if HERE in path.parents:
-            item.add_marker(pytest.mark.xdist_group(f"e2e-{path.stem}"))
+            on_pg = "pg" in getattr(item, "fixturenames", ())
+            group = "e2e-postgres" if on_pg else f"e2e-{path.stem}"
+            item.add_marker(pytest.mark.xdist_group(group))
             if skip:
                 item.add_marker(skip)
+    result = yield
+    if getattr(config.option, "loadgroup", False):  # an xdist worker under --dist loadgroup
+        _name_groups(items)
+    return result
+
+
+def _name_groups(items: list[pytest.Item]) -> None:
+    """The group in each grouped test's node id, as pytest-xdist means to put it: xdist 3.8
+    appends ``@<group>`` to ``item._nodeid``, which pytest 9.2's structured node ids no longer
+    read (pytest-dev/pytest-xdist#1386), so that ``--dist loadgroup`` silently spread every
+    browser module's tests over both workers, each starting the module's servers."""
+    for item in items:
+        groups = sorted({str(m.args[0]) for m in item.iter_markers("xdist_group") if m.args})
+        node_id = getattr(item, "_id", None)
+        if groups and node_id is not None and "@" not in item.nodeid:
+            item._id = type(node_id).parse(f"{item.nodeid}@{'_'.join(groups)}")
 
 
 @pytest.fixture(scope="session")
@@ -37,6 +59,41 @@ def server(tmp_path_factory):
     server of its own (another page, other settings) starts it itself."""
     with app_server(tmp_path_factory.mktemp("store") / "sessions.db") as url:
         yield url
+
+
+@pytest.fixture(scope="package")
+def pg():
+    """A PostgreSQL server (tests/pgserver.py) for the browser modules that need one."""
+    server = pgserver.start_or_skip()
+    yield server
+    server.stop()
+
+
+def _two(pg, tmp: Path, **env: str):
+    """Two app servers, A and B, on one new PostgreSQL database: (url A, url B, database URL),
+    as a load balancer would spread a room over them."""
+    db = pg.create_database(f"two_{uuid.uuid4().hex[:10]}")
+    # app_server's path argument only places the server's log: FLOWDEBUG_DB overrides it.
+    a = app_server(tmp / "a.db", FLOWDEBUG_DB=db, **env)
+    b = app_server(tmp / "b.db", FLOWDEBUG_DB=db, **env)
+    return a, b, db
+
+
+@pytest.fixture(scope="package")
+def pair(pg, tmp_path_factory):
+    """Two app servers on one PostgreSQL database: (url A, url B, database URL)."""
+    a, b, db = _two(pg, tmp_path_factory.mktemp("pair"))
+    with a as url_a, b as url_b:
+        yield url_a, url_b, db
+
+
+@pytest.fixture(scope="package")
+def shared_pair(pg, tmp_path_factory):
+    """:func:`pair` in shared mode (sessions belong to the browser that made them), for the
+    two-server and room tests."""
+    a, b, db = _two(pg, tmp_path_factory.mktemp("shared"), **{hosting.SHARED_ENV: "1"})
+    with a as url_a, b as url_b:
+        yield url_a, url_b, db
 
 
 @pytest.fixture(scope="session")

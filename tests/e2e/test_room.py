@@ -12,14 +12,10 @@ import pytest
 
 from flowdebug.store.rooms import Rooms
 from flowdebug.store.sessions import open_store
-from tests.e2e import test_two_servers as two
 from tests.e2e.test_two_servers import open_page, session_of, step
 
 pytestmark = pytest.mark.browser
 FOLLOW_MS = 1_000  # an attendee sees a Step within this
-# The two servers on one PostgreSQL of the two-server tests, in shared mode.
-pg = two.pg
-shared_pair = two.shared_pair
 
 
 def _room_page(context, url: str):

@@ -5,19 +5,17 @@ as a load balancer would spread a room over them: a session started on one conti
 other through its link; writes from both to the same session never overwrite each other (the
 stale one is refused with a clear message and the newer steps stay whole); in shared mode the
 owner cookie opens the session on both servers and another browser opens it on neither.
+The servers (``pair``, ``shared_pair``) are tests/e2e/conftest.py's, which test_room.py shares.
 """
 
 from __future__ import annotations
 
 import re
-import uuid
 
 import pytest
 
-from flowdebug import hosting
 from flowdebug.store.sessions import open_store
-from tests import pgserver
-from tests.e2e.app_server import app_server, wait_idle
+from tests.e2e.app_server import wait_idle
 from ui.browser import OWNER_COOKIE
 
 pytestmark = pytest.mark.browser
@@ -31,36 +29,6 @@ AFTER = [
     "results sent",
     "the cycle is done",
 ]
-
-
-@pytest.fixture(scope="module")
-def pg():
-    server = pgserver.start_or_skip()
-    yield server
-    server.stop()
-
-
-def _two(pg, tmp, **env: str):
-    """Two app servers, A and B, on one new PostgreSQL database: (url A, url B, database URL)."""
-    db = pg.create_database(f"two_{uuid.uuid4().hex[:10]}")
-    # app_server's path argument only places the server's log: FLOWDEBUG_DB overrides it.
-    a = app_server(tmp / "a.db", FLOWDEBUG_DB=db, **env)
-    b = app_server(tmp / "b.db", FLOWDEBUG_DB=db, **env)
-    return a, b, db
-
-
-@pytest.fixture(scope="module")
-def pair(pg, tmp_path_factory):
-    a, b, db = _two(pg, tmp_path_factory.mktemp("pair"))
-    with a as url_a, b as url_b:
-        yield url_a, url_b, db
-
-
-@pytest.fixture(scope="module")
-def shared_pair(pg, tmp_path_factory):
-    a, b, db = _two(pg, tmp_path_factory.mktemp("shared"), **{hosting.SHARED_ENV: "1"})
-    with a as url_a, b as url_b:
-        yield url_a, url_b, db
 
 
 def open_page(context, url: str):
