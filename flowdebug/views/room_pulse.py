@@ -2,7 +2,8 @@
 
 ``GET /_flowdebug/rooms/{code}`` answers JSON: the room's pulse (``{"pulse": [session
 revision, room revision], "step": n}``), 404 for a code that is no room (mistyped, or its
-session deleted), 410 once the room is closed or has expired. The follower's page (a small
+session deleted), 410 once the room is closed or has expired, 503 while the store cannot be
+reached (the page asks again). The follower's page (a small
 component, ``flowdebug/views/room_pulse/``) asks every :data:`POLL` seconds and asks the
 server for a script run only when the pulse moved, so a follower costs no script run while
 nothing changes.
@@ -32,6 +33,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from flowdebug.store.errors import StoreError
 from flowdebug.store.rooms import NoRoom, RoomClosed, Rooms, normal_code
 from flowdebug.store.sessions import Store, open_store
 
@@ -74,6 +76,8 @@ def answer(rooms: Rooms, typed: str) -> Answer:
         return Answer(404, {"error": str(e)})
     except RoomClosed as e:
         return Answer(410, {"closed": True, "error": str(e)})
+    except StoreError:  # its message names the database: not for a follower's page
+        return Answer(503, {"error": "the session database cannot be reached: polling goes on"})
     return Answer(200, {"pulse": list(pulse.key), "step": pulse.step})
 
 

@@ -11,6 +11,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from flowdebug.engine.session.debugger import Session
+from flowdebug.store.errors import StoreError
 from flowdebug.store.rooms import MAX_AGE as ROOM_AGE
 from flowdebug.store.rooms import Rooms
 from flowdebug.store.sessions import open_store
@@ -105,6 +106,23 @@ def test_under_a_base_path_the_route_and_the_url_a_page_polls_agree(tmp_path):
         assert room_pulse.url(code, "workshop") == f"/workshop/_flowdebug/rooms/{code}"
         assert client.get(room_pulse.url(code, "/workshop/")).json()["step"] == 1
         assert client.get(room_pulse.url(code)).status_code == 404
+
+
+def test_a_store_out_of_reach_is_503_without_its_address_and_polling_recovers(tmp_path):
+    store, _, rooms, code = _room(tmp_path)
+    client, _ = _client(rooms, max_age=0.0)
+    read = store._db.transaction
+
+    def unreachable(write: bool = False):
+        raise StoreError(f"cannot reach the session database {tmp_path}: connection refused")
+
+    with store, client:
+        store._db.transaction = unreachable
+        down = client.get(room_pulse.url(code))
+        assert down.status_code == 503 and down.headers["content-type"] == "application/json"
+        assert str(tmp_path) not in down.text
+        store._db.transaction = read
+        assert client.get(room_pulse.url(code)).json()["step"] == 1
 
 
 def test_the_route_only_answers_get(tmp_path):
