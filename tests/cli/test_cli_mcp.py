@@ -1,8 +1,8 @@
 """``flowdebug mcp tools`` and ``flowdebug mcp call``, against a server this project did not write.
 
-The foreign server is at the bottom of this file: the SDK's high-level ``MCPServer`` with tools
-flowdebug knows nothing about (a name with a slash, pydantic structured output, a tool that
-raises). ``python -m tests.cli.test_cli_mcp --serve`` runs it over stdio.
+The foreign server is tests/cli/foreign_mcp_server.py: the SDK's high-level ``MCPServer`` with
+tools flowdebug knows nothing about (a name with a slash, pydantic structured output, a tool
+that raises), run over stdio by ``python -m tests.cli.foreign_mcp_server``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import subprocess
 import sys
 
 import pytest
-from pydantic import BaseModel
 
 from flowdebug.cli.main import main
 from flowdebug.engine.execution.runtime import Runtime
@@ -21,13 +20,13 @@ from flowdebug.engine.session import scenarios
 from flowdebug.mcp.client import close_all
 from tests.mcp_servers import ROOT, http_server
 
-FOREIGN = [sys.executable, "-m", "tests.cli.test_cli_mcp", "--serve"]
+FOREIGN = [sys.executable, "-m", "tests.cli.foreign_mcp_server"]
 FOREIGN_CMD = shlex.join(FOREIGN)
 SAMPLE_CMD = shlex.join([sys.executable, "-m", "sample_tools.mcp_server", "--fault-tools"])
 
 
 def flowdebug(*argv: str) -> subprocess.CompletedProcess[str]:
-    """The real command, as a script would run it."""
+    """The real command, as a script would run it (one test; the others call ``main``)."""
     return subprocess.run(
         [sys.executable, "-m", "flowdebug.cli.main", *argv],
         capture_output=True,
@@ -46,10 +45,10 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 # --- a server this project did not write, through the command ---------------------------------
 
 
-def test_mcp_tools_lists_a_foreign_server_as_canonical_tools():
-    done = flowdebug("mcp", "tools", "--stdio", FOREIGN_CMD)
-    assert done.returncode == 0, done.stderr
-    tools = {t["name"]: t for t in json.loads(done.stdout)}
+def test_mcp_tools_lists_a_foreign_server_as_canonical_tools(capsys):
+    code, out, err = run(capsys, "mcp", "tools", "--stdio", FOREIGN_CMD)
+    assert code == 0, err
+    tools = {t["name"]: t for t in json.loads(out)}
     assert set(tools) == {"units/cups_to_grams", "scale_recipe", "pantry_check"}
     convert = tools["units/cups_to_grams"]
     assert convert["title"] == "Cups to grams"
@@ -199,46 +198,3 @@ def test_mcp_call_reports_a_crash_as_json(capsys):
     error = json.loads(out)["error"]
     assert error["type"] == "mcp_crash"
     assert "fault.crash: exiting with status 3" in error["message"]
-
-
-# --- the foreign server -----------------------------------------------------------------------
-
-
-class Grams(BaseModel):  # module level: the server resolves its tools' annotations by name
-    grams: float
-    ingredient: str
-
-
-def serve() -> None:
-    """A recipe-box MCP server written with the SDK's ``MCPServer``, not with flowdebug."""
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
-    from mcp_types import ToolAnnotations
-
-    server = MCPServer("recipe-box", instructions="Kitchen conversions.", log_level="ERROR")
-    density = {"flour": 120.0, "sugar": 200.0, "butter": 227.0}
-
-    @server.tool(name="units/cups_to_grams", title="Cups to grams")
-    def cups_to_grams(ingredient: str, cups: float) -> Grams:
-        """Convert a volume in cups of a baking ingredient to grams."""
-        if ingredient not in density:
-            raise ToolError(f"no density for {ingredient!r}; known: {', '.join(density)}")
-        return Grams(grams=cups * density[ingredient], ingredient=ingredient)
-
-    @server.tool()
-    def scale_recipe(
-        servings_from: int, servings_to: int, quantities: dict[str, float]
-    ) -> dict[str, float]:
-        """Scale ingredient quantities from one number of servings to another."""
-        return {k: v * servings_to / servings_from for k, v in quantities.items()}
-
-    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
-    def pantry_check(item: str) -> str:
-        """Say whether an item is in the pantry."""
-        raise ToolError("the pantry is locked")
-
-    server.run()
-
-
-if __name__ == "__main__" and sys.argv[1:] == ["--serve"]:
-    serve()
