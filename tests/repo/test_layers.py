@@ -6,6 +6,7 @@ and there is no import cycle anywhere, counting imports made inside functions to
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -92,7 +93,9 @@ def floor(module: str) -> int:
     raise StopIteration(module)
 
 
+@functools.cache
 def graph() -> dict[str, set[str]]:
+    """Each module's imports of our modules, parsed once for the tests that read it."""
     found = modules()
     return {m: imports(m, p, set(found)) for m, p in found.items()}
 
