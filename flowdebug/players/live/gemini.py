@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx2
 
-from flowdebug.players.live.wire import Recording, recording_client
+from flowdebug.players.live.wire import Recording, recording_client, tls_context
 from flowdebug.protocols import facts
 
 if TYPE_CHECKING:
@@ -82,6 +82,8 @@ def send(
                 base_url=route.base_url,
                 timeout=int(settings.timeout * 1000),
                 httpx_client=http,
+                # Its own async client, unused here, would read the CA certificates again.
+                client_args={"verify": tls_context(httpx2)},
                 retry_options=retries,
             ),
         )

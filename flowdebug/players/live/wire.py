@@ -210,7 +210,7 @@ class Recording:
 
 
 @cache
-def _tls(lib: ModuleType) -> Any:
+def tls_context(lib: ModuleType) -> Any:
     """The TLS context of every recording transport of ``lib``, made once per process: a
     transport made its own, reading the system's CA certificates again (about 25 ms of CPU at
     every live call). ``SSL_CERT_FILE`` and ``SSL_CERT_DIR`` count as when it is made. Sharing
@@ -239,7 +239,7 @@ def _transport_class(lib: ModuleType) -> type:
 
     class RecordingTransport(lib.BaseTransport):  # type: ignore[name-defined, misc]
         def __init__(self, recording: Recording, route: Route):
-            self.inner = lib.HTTPTransport(verify=_tls(lib))
+            self.inner = lib.HTTPTransport(verify=tls_context(lib))
             guard(self.inner, route)
             self.recording = recording
             self.route = route
