@@ -4,15 +4,9 @@ try the step yourself in a copy of your own."""
 import streamlit as st
 
 from flowdebug.store.rooms import RoomClosed, normal_code
+from flowdebug.views import room_pulse
 from flowdebug.views.aligned import WINDOW
-from flowdebug.views.debugger import (
-    PHASE_TITLES,
-    explain,
-    phase_now,
-    phase_title,
-    refusals,
-    status_line,
-)
+from flowdebug.views.debugger import explain, phase_now, refusals, status_line
 from ui import common, rooms
 from ui import picture as teaching
 
@@ -46,9 +40,8 @@ rooms.follow_pulse(code, pulse.key)
 
 chosen = common.chosen_protocols()
 refused = refusals(state.conversation, state.events, chosen)
-upcoming = f" · next: {PHASE_TITLES[state.next_phase]}" if state.events else ""
 head, act = st.columns([4, 1])
-head.subheader(f"Room {code} · {phase_title(state)} · step {state.step}{upcoming}")
+head.subheader(room_pulse.heading(code, state))
 if act.button("🧪 Try it yourself", key="fd_room_try", help="A copy of this step, your own"):
     rooms.try_it(code)
 common.show_error()

@@ -13,13 +13,19 @@ is kept per (store, code) in this process (:class:`PulseCache`), and while one r
 it the others wait for that read rather than make their own. The truth stays in the store, so
 a follower on another app server sharing the PostgreSQL database sees the same pulse.
 
-The answer holds what the follower's page already shows (the step) and nothing else: no
-session content, never HTML.
+The plain answer holds what the follower's page already shows (the step) and nothing else.
+With ``?follow=1`` (and ``vendors=a,b``, checked against :data:`flowdebug.protocols.PROTOCOLS`,
+default all) it is the follow payload (:func:`follow_payload`): the picture's row table as the
+picture component receives it, the step heading, the status line, the phase title and the
+question's revision, so a follower's page can redraw a Step without a script run. It is built
+once per (room, pulse, vendors, window) in this process and kept as bytes
+(:meth:`PulseCache.follow`). Never HTML: the page sets it as text.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections import OrderedDict
@@ -30,12 +36,18 @@ from typing import Any
 
 import anyio.to_thread
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from flowdebug import protocols
+from flowdebug.engine.session.session_state import SessionState
 from flowdebug.store.errors import StoreError
 from flowdebug.store.rooms import NoRoom, RoomClosed, Rooms, normal_code
 from flowdebug.store.sessions import Store, open_store
+from flowdebug.views import predictions
+from flowdebug.views.aligned import WINDOW
+from flowdebug.views.debugger import PHASE_TITLES, phase_title, status_line
+from flowdebug.views.teaching_payload import drawn
 
 PATH = "/_flowdebug/rooms/{code}"
 POLL = 0.5  # seconds between a follower page's polls
@@ -81,6 +93,43 @@ def answer(rooms: Rooms, typed: str) -> Answer:
     return Answer(200, {"pulse": list(pulse.key), "step": pulse.step})
 
 
+def vendors(typed: str | None) -> tuple[str, ...] | None:
+    """The vendors of a follow request's ``vendors=a,b``, in the usual order: all of them when
+    none is named; None when one is not a protocol."""
+    names = [n for n in (typed or "").split(",") if n]
+    if any(n not in protocols.PROTOCOLS for n in names):
+        return None
+    return tuple(n for n in protocols.PROTOCOLS if n in names or not names)
+
+
+def heading(code: str, state: SessionState) -> str:
+    """The follow page's step heading: the room, the phase, the step and the next phase."""
+    upcoming = f" · next: {PHASE_TITLES[state.next_phase]}" if state.events else ""
+    return f"Room {code} · {phase_title(state)} · step {state.step}{upcoming}"
+
+
+def question_revision(rooms: Rooms, session_id: str) -> str:
+    """Which question the page shows and whether it is open: a script run when it changes."""
+    q = predictions.current(rooms, session_id)
+    return "" if q is None else f"{q.index}:{'closed' if q.closed else 'open'}"
+
+
+def follow_payload(rooms: Rooms, code: str, names: tuple[str, ...], window: int = WINDOW) -> bytes:
+    """What a follower of room ``code`` (stored form) redraws, as JSON bytes: the pulse, the
+    heading, the status line, the phase title, the question's revision and the picture's row
+    table (the bytes :func:`flowdebug.views.teaching_payload.drawn` gives the picture
+    component, as the page draws it with nothing picked). :class:`RoomClosed` or
+    :class:`NoRoom` as :meth:`Rooms.follow`."""
+    state, pulse = rooms.follow(code)
+    made = drawn(state, names, window, None, pulse.beat)
+    icon, text = status_line(state, made.refused, names)
+    head = {"pulse": list(pulse.key), "step": pulse.step, "heading": heading(code, state),
+            "status": f"{icon} {text}", "phase": phase_title(state),
+            "question": question_revision(rooms, state.id)}  # fmt: skip
+    sent = json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode()
+    return sent[:-1] + b',"picture":' + made.data + b"}"
+
+
 class PulseCache:
     """The answers of this process, each reused for :data:`MAX_AGE` seconds; a miss is read
     once (in a worker thread, off the event loop) while the other requests for it wait."""
@@ -90,6 +139,9 @@ class PulseCache:
         self._kept: OrderedDict[str, tuple[float, Answer]] = OrderedDict()
         self._reading: dict[str, asyncio.Lock] = {}
         self.reads = 0  # reads of the store, for the tests and the bench
+        self.builds = 0  # follow payloads built, for the tests and the bench
+        self._payloads: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
+        self._building: dict[tuple[object, ...], asyncio.Lock] = {}
         self._count = threading.Lock()
 
     def _fresh(self, code: str) -> Answer | None:
@@ -120,6 +172,45 @@ class PulseCache:
                     self._reading.pop(gone, None)
         return found
 
+    def _build(self, code: str, names: tuple[str, ...], window: int) -> Answer | bytes:
+        with self._count:
+            self.builds += 1
+        try:
+            return follow_payload(self._rooms(), normal_code(code), names, window)
+        except NoRoom as e:
+            return Answer(404, {"error": str(e)})
+        except RoomClosed as e:
+            return Answer(410, {"closed": True, "error": str(e)})
+        except StoreError:
+            return Answer(503, {"error": "the session database cannot be reached: polling goes on"})
+
+    async def follow(
+        self, code: str, names: tuple[str, ...], window: int = WINDOW
+    ) -> Answer | bytes:
+        """Room ``code``'s follow payload for the vendors ``names`` (JSON bytes), built once
+        per pulse in this process; the pulse's answer itself when it is no 200."""
+        found = await self.get(code)
+        if found.status != 200:
+            return found
+        key = (code, tuple(found.body["pulse"]), names, window)
+        kept = self._payloads.get(key)
+        if kept is not None:
+            return kept
+        gate = self._building.setdefault(key, asyncio.Lock())
+        async with gate:
+            kept = self._payloads.get(key)
+            if kept is not None:
+                return kept
+            built = await anyio.to_thread.run_sync(self._build, code, names, window)
+            if isinstance(built, Answer):
+                return built
+            self._payloads[key] = built
+            while len(self._payloads) > KEEP:
+                gone, _ = self._payloads.popitem(last=False)
+                self._building.pop(gone, None)
+        self._building.pop(key, None)
+        return built
+
 
 @cache
 def _store() -> Store:
@@ -132,9 +223,18 @@ def route(cache: PulseCache | None = None, base: str = "") -> Route:
     one over this process's store)."""
     kept = cache or PulseCache(lambda: Rooms(_store()))
 
-    async def poll(request: Request) -> JSONResponse:
+    async def poll(request: Request) -> Response:
         # The code as typed is the cache's key: a malformed one is answered 404 like any other.
-        found = await kept.get(str(request.path_params["code"])[:64])
-        return JSONResponse(found.body, status_code=found.status, headers=HEADERS)
+        code = str(request.path_params["code"])[:64]
+        if not request.query_params.get("follow"):
+            found = await kept.get(code)
+            return JSONResponse(found.body, status_code=found.status, headers=HEADERS)
+        names = vendors(request.query_params.get("vendors"))
+        if names is None:
+            return JSONResponse({"error": "not a vendor"}, status_code=400, headers=HEADERS)
+        made = await kept.follow(code, names)
+        if isinstance(made, Answer):
+            return JSONResponse(made.body, status_code=made.status, headers=HEADERS)
+        return Response(made, media_type="application/json", headers=HEADERS)
 
     return Route(_under(base) + PATH, poll, methods=["GET"], name="flowdebug_room_pulse")

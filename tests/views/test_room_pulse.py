@@ -5,18 +5,25 @@ that is no room, 410 once the room is closed or expired; JSON only, never the re
 from __future__ import annotations
 
 import asyncio
+import json
 import time
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from flowdebug.engine.session.debugger import Session
+from flowdebug.protocols import PROTOCOLS
 from flowdebug.store.errors import StoreError
 from flowdebug.store.rooms import MAX_AGE as ROOM_AGE
 from flowdebug.store.rooms import Rooms
 from flowdebug.store.sessions import open_store
-from flowdebug.views import room_pulse
+from flowdebug.views import predictions, room_pulse
+from flowdebug.views.aligned import WINDOW
+from flowdebug.views.debugger import phase_title, refusals, status_line
 from flowdebug.views.room_pulse import PulseCache
+from flowdebug.views.teaching import picture
+from flowdebug.views.teaching_payload import drawn
 
 
 def _room(tmp_path, steps: int = 1):
@@ -130,3 +137,85 @@ def test_the_route_only_answers_get(tmp_path):
     client, _ = _client(rooms)
     with store, client:
         assert client.post(room_pulse.url(code)).status_code == 405
+
+
+# -- the follow payload: what a follower's page redraws without a script run ---------------------
+
+
+def _follow(client: TestClient, code: str, vendors: str = "") -> Any:
+    return client.get(room_pulse.url(code), params={"follow": "1", "vendors": vendors})
+
+
+def test_the_follow_payload_holds_the_pictures_table_as_drawn_and_the_pages_lines(tmp_path):
+    store, s, rooms, code = _room(tmp_path, steps=2)
+    client, _ = _client(rooms, max_age=0.0)
+    with store, client:
+        got = _follow(client, code, "gemini,anthropic")
+        assert got.status_code == 200 and got.headers["content-type"] == "application/json"
+        body = got.json()
+        names = ["anthropic", "gemini"]  # the usual order, whatever the request's
+        state = s.state
+        refused = refusals(state.conversation, state.events, names)
+        table = picture(state, names, refused, window=WINDOW, selected=None, upto_seq=None)
+        assert body["picture"] == json.loads(json.dumps(table.data()))
+        assert [p for p, _ in body["picture"]["vendors"]] == names
+        assert body["pulse"] == list(rooms.pulse(code).key) and body["step"] == 2
+        assert body["heading"] == room_pulse.heading(code, state)
+        assert body["heading"].startswith(f"Room {code} · {phase_title(state)} · step 2 · next: ")
+        icon, text = status_line(state, refused, names)
+        assert body["status"] == f"{icon} {text}"
+        assert body["phase"] == phase_title(state)
+        assert body["question"] == ""
+        rooms.ask(code, predictions.make("next_tool", state, names, None))
+        assert _follow(client, code).json()["question"] == "0:open"
+        every = _follow(client, code).json()["picture"]["vendors"]
+        assert [p for p, _ in every] == list(PROTOCOLS)
+
+
+def test_a_play_beat_reveals_the_same_events_in_the_payload_as_on_the_page(tmp_path):
+    store, s, rooms, code = _room(tmp_path, steps=3)
+    client, _ = _client(rooms, max_age=0.0)
+    with store, client:
+        first = s.state.events[0].seq
+        rooms.beat(code, first)
+        body = _follow(client, code, "openai-chat").json()
+        expected = drawn(s.state, ("openai-chat",), WINDOW, None, first)
+        assert body["picture"] == json.loads(expected.data)
+        assert len(body["picture"]["rows"]) < len(_all_rows(s.state))
+
+
+def _all_rows(state) -> list[Any]:
+    return json.loads(drawn(state, ("openai-chat",), WINDOW).data)["rows"]
+
+
+def test_sixty_followers_cost_one_build_per_pulse_and_a_step_builds_again(tmp_path):
+    store, s, rooms, code = _room(tmp_path)
+    cache = PulseCache(lambda: rooms, max_age=0.0)
+    names = tuple(PROTOCOLS)
+
+    async def polls(n: int) -> list[Any]:
+        return await asyncio.gather(*(cache.follow(code, names) for _ in range(n)))
+
+    async def followers() -> None:
+        first = await polls(60)
+        assert cache.builds == 1 and len({id(b) for b in first}) == 1  # the same bytes
+        assert json.loads(first[0])["step"] == 1
+        assert cache.builds == 1 and await polls(60) == first
+        s.step()
+        store.save(s.state)
+        after = await polls(60)
+        assert cache.builds == 2 and {json.loads(b)["step"] for b in after} == {2}
+
+    with store:
+        asyncio.run(followers())
+
+
+def test_a_follow_request_for_an_unknown_vendor_is_400_and_a_closed_room_410(tmp_path):
+    store, _, rooms, code = _room(tmp_path)
+    client, _ = _client(rooms, max_age=0.0)
+    with store, client:
+        bad = _follow(client, code, "anthropic,<b>x</b>")
+        assert bad.status_code == 400 and bad.json() == {"error": "not a vendor"}
+        rooms.close(code)
+        gone = _follow(client, code)
+        assert gone.status_code == 410 and gone.json()["closed"] is True
