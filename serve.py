@@ -8,7 +8,15 @@ polls without a script run. Streamlit's flags (``--server.port`` and the others)
 """
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from flowdebug.views import room_pulse
+
+# app.py declares the pages with st.navigation; the pages/ folder beside it is not Streamlit's
+# old pages directory. Streamlit decides that once per process, at the first browser session,
+# from the folder's presence, and only st.navigation's first call undoes it: a server whose first
+# visitor opened a room link (/room) ran pages/room.py alone and listed the folder's file names
+# in the sidebar for everyone until someone opened the app's root.
+PagesManager.uses_pages_directory = False
 
 app = st.App("app.py", routes=[room_pulse.route(base=st.get_option("server.baseUrlPath"))])
