@@ -4,9 +4,8 @@ try the step yourself in a copy of your own."""
 import streamlit as st
 
 from flowdebug.store.rooms import RoomClosed, normal_code
-from flowdebug.views import room_pulse
 from flowdebug.views.aligned import WINDOW
-from flowdebug.views.debugger import explain, phase_now, refusals, status_line
+from flowdebug.views.debugger import explain, phase_now
 from ui import common, rooms
 from ui import picture as teaching
 
@@ -36,18 +35,14 @@ except RoomClosed as e:
     )
     st.session_state.pop(rooms.CODE, None)
     st.stop()
-rooms.follow_pulse(code, pulse.key)
-
 chosen = common.chosen_protocols()
-refused = refusals(state.conversation, state.events, chosen)
 head, act = st.columns([4, 1])
-head.subheader(room_pulse.heading(code, state))
+with head:  # the heading and the status line, redrawn from the browser at each Step
+    rooms.follow_pulse(code, state, pulse.key, chosen)
 if act.button("🧪 Try it yourself", key="fd_room_try", help="A copy of this step, your own"):
     rooms.try_it(code)
 common.show_error()
 rooms.question_for_attendee(code, state)
-icon, text = status_line(state, refused, chosen)
-st.info(f"{icon} {common.literal(text)}")
 final = bool(state.events) and state.events[-1].kind in ("final_answer", "answer")
 meaning, fields = explain(phase_now(state), chosen, final=final)
 with st.expander("What this phase is", expanded=False):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import uuid
 from importlib import resources
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -16,6 +17,7 @@ from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import FlowdebugError
 from flowdebug.store.rooms import Question, RoomClosed, Rooms
 from flowdebug.views import predictions, room_pulse
+from flowdebug.views.debugger import refusals, status_line
 from ui import common, flash
 from ui.browser import owner
 
@@ -48,6 +50,9 @@ def link(code: str) -> str:
 _PULSE = st.components.v2.component(
     "flowdebug.room_pulse",
     html="",
+    css=".fdr-heading {font-size: 1.5rem; font-weight: 600; padding: 0.5rem 0}"
+    " .fdr-status {padding: 0.75rem 1rem; border-radius: 0.5rem;"
+    " background: rgba(28, 131, 225, 0.1); margin: 0.25rem 0}",
     js=(resources.files("flowdebug.views") / "pulse" / "pulse.js").read_text(encoding="utf-8"),
 )
 CLOSED_LINE = "The room was closed: this page no longer follows it."
@@ -59,16 +64,23 @@ NO_ROUTE_LINE = (
 
 
 def _moved() -> None:
-    """The pulse moved: the run this asks for redraws the page (nothing else to do)."""
+    """The question changed or the room closed: the run this asks for redraws the page."""
 
 
-def follow_pulse(code: str, seen: tuple[int, int]) -> None:
-    """Poll room ``code`` from the browser; a script run only once its pulse moves past
-    ``seen`` (the pulse this page is drawn at) or the room closes."""
+def follow_pulse(code: str, state: SessionState, seen: tuple[int, int], chosen: list[str]) -> None:
+    """The step heading and the status line of room ``code``'s ``state`` (drawn at the pulse
+    ``seen``, for the vendors ``chosen``), kept current from the browser: the component polls
+    the room's follow payload and redraws them and the picture itself when the pulse moves; a
+    script run only when the question changes or the room closes."""
+    icon, text = status_line(state, refusals(state.conversation, state.events, chosen), chosen)
+    query = urlencode({"follow": 1, "vendors": ",".join(chosen)}, safe=",")
     data = {
-        "url": room_pulse.url(code, st.get_option("server.baseUrlPath")),
+        "url": room_pulse.url(code, st.get_option("server.baseUrlPath")) + "?" + query,
         "seen": list(seen),
         "every": room_pulse.POLL,
+        "heading": room_pulse.heading(code, state),
+        "status": f"{icon} {text}",
+        "question": room_pulse.question_revision(rooms(), state.id),
         "closed": CLOSED_LINE,
         "noRoute": NO_ROUTE_LINE,
     }
@@ -113,6 +125,7 @@ def question_for_attendee(code: str, state: SessionState) -> None:
                 st.error(common.literal(e))
             else:
                 st.toast("Answer sent")
+                mine = str(pick)  # no run follows an answer: the page draws it now
         if mine is not None:
             st.caption(f"Your answer: {common.literal(mine)} (you can change it until the Step)")
 

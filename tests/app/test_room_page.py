@@ -4,12 +4,15 @@ back to the room. Each AppTest is one tab; ``fd_owner`` stands for a browser's c
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from flowdebug import hosting
+from flowdebug.protocols import PROTOCOLS
 from flowdebug.store.rooms import Rooms
 from flowdebug.store.sessions import open_store
 from flowdebug.views import predictions
@@ -34,6 +37,15 @@ def tab(page: str, owner: str, **query: str) -> AppTest:
     return app
 
 
+PULSE = "flowdebug.room_pulse"
+
+
+def follow_data(app: AppTest) -> dict[str, Any]:
+    """What the page hands the follower's component: the heading, the status line, its poll."""
+    [pulse] = [e for e in app.get("bidi_component") if e.proto.component_name == PULSE]
+    return json.loads(pulse.proto.bytes)
+
+
 def _teacher_with_room() -> tuple[AppTest, str]:
     teacher = tab("debugger.py", TEACHER)
     teacher.button(key="fd_room_open").click().run()
@@ -48,11 +60,14 @@ def _teacher_with_room() -> tuple[AppTest, str]:
 def test_an_attendee_follows_the_instructors_step_read_only(tmp_path):
     teacher, code = _teacher_with_room()
     ann = tab("room.py", ANN, room=code.lower())
-    assert f"Room {code} · " in ann.subheader[0].value and "step 0" in ann.subheader[0].value
+    drawn = follow_data(ann)
+    assert drawn["heading"].startswith(f"Room {code} · ") and "step 0" in drawn["heading"]
+    assert drawn["url"] == f"/_flowdebug/rooms/{code}?follow=1&vendors=" + ",".join(PROTOCOLS)
+    assert drawn["question"] == ""
     for _ in range(2):
         teacher.button(key="step").click().run()
     ann.run()  # the pulse moved: the page draws the instructor's step 2
-    assert "step 2" in ann.subheader[0].value
+    assert "step 2" in follow_data(ann)["heading"]
     sid = teacher.session_state.fd_session.state.id
     assert ann.session_state.fd_session.state.id != sid  # the attendee never holds it
     assert open_store().info(sid).step == 2
@@ -64,7 +79,7 @@ def test_closing_the_room_stops_the_following_page_with_a_clear_line():
     teacher.button(key="fd_room_close").click().run()
     ann.run()
     assert any("closed this room" in shown(w.value) for w in ann.warning)
-    assert not ann.subheader
+    assert not [e for e in ann.get("bidi_component") if e.proto.component_name == PULSE]
 
 
 def test_a_prediction_is_answered_tallied_and_revealed_by_the_next_step():

@@ -1,13 +1,15 @@
 """A follower's page in Chromium costs no script run while the room stands still (issue 33
-item 4): its component polls the room's pulse route over plain HTTP, and the page runs again
-only when the instructor's Step moved the pulse, within a second; closing the room stops the
-polls with a clear line."""
+item 4): its component polls the room's route over plain HTTP, and redraws the instructor's
+Step (heading, status line, picture with its lit event) from the route's payload within a
+second, still without a script run; closing the room stops the polls with a clear line."""
 
 from __future__ import annotations
 
 import json
 import re
 import time
+import urllib.request
+from typing import Any
 
 import pytest
 
@@ -37,6 +39,18 @@ def _shows_step(page, n: int, timeout: float) -> None:
     )
 
 
+def _lit(page) -> list[int]:
+    """The events the follower's picture lights (their seq)."""
+    rows = page.locator(".fdp-row.fdp-lit")
+    return [int(s) for s in rows.evaluate_all("rs => rs.map(r => r.dataset.seq)")]
+
+
+def _payload_of(server: str, code: str) -> dict[str, Any]:
+    """What the route sends a follower of every vendor."""
+    with urllib.request.urlopen(f"{server}/_flowdebug/rooms/{code}?follow=1") as answer:
+        return json.loads(answer.read())
+
+
 def test_an_idle_follower_runs_no_script_sees_a_step_within_a_second_and_stops_when_closed(
     server, browser
 ):
@@ -62,7 +76,9 @@ def test_an_idle_follower_runs_no_script_sees_a_step_within_a_second_and_stops_w
         assert idle["runs"] == before["runs"], "a script run while nothing changed"
         assert idle["polls"] - before["polls"] >= IDLE_S / 0.5 - 2  # it kept asking
 
-        # From the click: the instructor's run (the Step and its save), then the follower's.
+        lit_before = _lit(follower)
+        # From the click: the instructor's run (the Step and its save), then the follower's
+        # redraw from the route's payload: no script run on the follower's page.
         t0 = time.perf_counter()
         teacher.locator(".st-key-step button").first.click()
         _shows_step(follower, 2, 10_000)
@@ -70,7 +86,13 @@ def test_an_idle_follower_runs_no_script_sees_a_step_within_a_second_and_stops_w
         print(f"the instructor's click to the follower's page at the new step: {delay:.2f} s")
         assert delay < FOLLOW_S + STEP_S
         wait_idle(teacher)
-        wait_idle(follower)
+        time.sleep(0.5)
+        assert follower.evaluate(_WATCH)["runs"] == before["runs"], "a script run for a Step"
+        assert follower.evaluate("() => window.__fdFollowDraws") >= 1
+        sent = _payload_of(server, code)
+        assert sent["step"] == 2
+        assert follower.locator(".fdr-heading").inner_text() == sent["heading"]
+        assert _lit(follower) == sent["picture"]["lit"] != lit_before  # the new step's event
 
         teacher.locator(".st-key-fd_room_close button").first.click()
         follower.get_by_text("the instructor closed this room").first.wait_for(timeout=5_000)
@@ -109,13 +131,16 @@ def _component(browser):
     page = browser.new_page()
     page.set_content("<div id='root'></div>")
     source = PULSE_JS.read_text(encoding="utf-8")
-    page.add_script_tag(content=source.replace("export default function", "window.__pulse = function"))
+    page.add_script_tag(
+        content=source.replace("export default function", "window.__pulse = function")
+    )
     return page
 
 
 def _data(**over):
     return {"url": "/_flowdebug/rooms/ABCDEFGHJK", "seen": [3, 1], "every": 0.05,
-            "closed": HOSTILE, "noRoute": HOSTILE, **over}  # fmt: skip
+            "closed": HOSTILE, "noRoute": HOSTILE, "heading": HOSTILE, "status": HOSTILE,
+            "question": "", **over}  # fmt: skip
 
 
 def test_the_pulse_script_writes_no_markup():
@@ -124,20 +149,34 @@ def test_the_pulse_script_writes_no_markup():
         assert sink not in source
 
 
-def test_the_component_asks_one_run_per_newer_pulse_and_shows_a_closed_room_as_text(browser):
+def _payload(pulse: list[int], question: str = "", text: str = "step") -> list[Any]:
+    body = {"pulse": pulse, "step": pulse[0], "heading": f"{text} {pulse[0]}",
+            "status": f"{text} status", "phase": text, "question": question,
+            "picture": {"lit": [pulse[0]]}}  # fmt: skip
+    return [200, JSON_TYPE, json.dumps(body)]
+
+
+def test_a_newer_payload_is_drawn_as_text_without_a_run_and_a_new_question_asks_one(browser):
     page = _component(browser)
     try:
-        same = [200, JSON_TYPE, json.dumps({"pulse": [3, 1], "step": 2})]
-        newer = [200, JSON_TYPE, json.dumps({"pulse": [4, 1], "step": 3})]
+        page.evaluate("""() => { window.__pictures = []; window.addEventListener(
+          'fd-follow-picture', (e) => window.__pictures.push(e.detail)); }""")
+        same, newer = _payload([3, 1]), _payload([4, 1], text=HOSTILE)
+        asked = _payload([4, 2], question="0:open", text=HOSTILE)
         gone = [410, JSON_TYPE, json.dumps({"closed": True, "error": HOSTILE})]
-        page.evaluate(_MOUNT, [_data(), [same, same, newer, newer, newer, gone]])
+        page.evaluate(_MOUNT, [_data(), [same, same, newer, newer, asked, asked, gone]])
         page.wait_for_function("() => window.__triggers.length >= 2", timeout=5_000)
-        asked = page.evaluate("() => window.__asked.length")
+        polls = page.evaluate("() => window.__asked.length")
         time.sleep(0.3)
-        assert page.evaluate("() => window.__asked.length") == asked  # it stopped polling
-        assert page.evaluate("() => window.__triggers") == [["moved", "4.1"], ["moved", "closed"]]
-        assert page.locator("#root").inner_text() == HOSTILE  # as text
-        assert page.evaluate("() => document.querySelectorAll('#root *').length") == 1
+        assert page.evaluate("() => window.__asked.length") == polls  # it stopped polling
+        # One run for the question, one for the closed room; none for the newer step.
+        assert page.evaluate("() => window.__triggers") == [["moved", "4.2:0:open"],
+                                                            ["moved", "closed"]]  # fmt: skip
+        assert page.evaluate("() => window.__pictures") == [{"lit": [4]}, {"lit": [4]}]
+        assert page.locator(".fdr-heading").inner_text() == f"{HOSTILE} 4"  # as text
+        assert page.locator(".fdr-status").inner_text() == f"{HOSTILE} status"
+        assert page.locator(".fdr-pulse-line").inner_text() == HOSTILE
+        assert page.evaluate("() => document.querySelectorAll('#root *').length") == 3
         assert page.evaluate("() => window.__pwned") is None
     finally:
         page.close()
@@ -148,7 +187,7 @@ def test_a_server_without_the_route_stops_the_polls_with_a_line_and_no_run(brows
     try:
         html = [200, "text/html", "<!doctype html><script>window.__pwned=1</script>"]
         page.evaluate(_MOUNT, [_data(), [html]])
-        page.locator("#root").filter(has_text="onerror").wait_for(timeout=5_000)
+        page.locator(".fdr-pulse-line").filter(has_text="onerror").wait_for(timeout=5_000)
         time.sleep(0.3)
         assert page.evaluate("() => window.__asked.length") == 1
         assert page.evaluate("() => window.__triggers") == []
@@ -160,7 +199,7 @@ def test_a_server_without_the_route_stops_the_polls_with_a_line_and_no_run(brows
 def test_an_older_answer_or_a_network_failure_asks_no_run_and_polling_goes_on(browser):
     page = _component(browser)
     try:
-        older = [200, JSON_TYPE, json.dumps({"pulse": [2, 1], "step": 1})]
+        older = _payload([2, 1])
         failing = [500, "text/plain", "Internal Server Error"]
         page.evaluate(_MOUNT, [_data(), [older, failing, older]])
         page.wait_for_function("() => window.__asked.length >= 6", timeout=5_000)

@@ -175,9 +175,7 @@ function table(sent) {
   return sent;
 }
 
-export default function (component) {
-  const {parentElement, setStateValue} = component;
-  const data = table(component.data);
+function draw(parentElement, data, setStateValue) {
   let root = parentElement.querySelector(".fdp");
   if (!root) root = parentElement.appendChild(el("div", "fdp"));
   root.style.setProperty("--fdp-n", String(data.vendors.length));
@@ -196,4 +194,15 @@ export default function (component) {
   stickBelowBar(h);
   follow(root, data.lit);
   releaseChipBox();
+}
+
+// A room's follower (flowdebug/views/pulse/pulse.js) fetches the instructor's new step without
+// a script run and hands its row table here as a "fd-follow-picture" event: drawn the same way.
+export default function (component) {
+  const {parentElement, setStateValue} = component;
+  draw(parentElement, table(component.data), setStateValue);
+  if (parentElement.__fdpFollow) window.removeEventListener("fd-follow-picture", parentElement.__fdpFollow);
+  parentElement.__fdpFollow = (e) => draw(parentElement, e.detail, setStateValue);
+  window.addEventListener("fd-follow-picture", parentElement.__fdpFollow);
+  return () => window.removeEventListener("fd-follow-picture", parentElement.__fdpFollow);
 }

@@ -1,7 +1,9 @@
 // A room follower's poll (flowdebug/views/room_pulse.py, ui/rooms.py's follow_pulse): asks the
-// server for the room's pulse over plain HTTP and asks for a Streamlit script run only when the
-// pulse moved past the one this page was drawn at, so a follower costs no script run while
-// nothing changes. What the server says reaches the page as text only (textContent).
+// server for the room's follow payload over plain HTTP and, when its pulse moved past the one
+// this page shows, redraws the step heading, the status line and (through the picture's own
+// drawing code, an "fd-follow-picture" event) the picture: no Streamlit script run. A script
+// run is asked only when the question changes (asked, revealed) or the room closes. What the
+// server says reaches the page as text only (textContent).
 const LINE = "fdr-pulse-line";
 
 function moved(now, seen) {
@@ -10,25 +12,45 @@ function moved(now, seen) {
   return now.some((n, i) => n > (seen[i] ?? -1));
 }
 
+function part(parent, cls, attrs = {}) {
+  let e = parent.querySelector(`.${cls}`);
+  if (!e) {
+    e = parent.appendChild(document.createElement("div"));
+    e.className = cls;
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  }
+  return e;
+}
+
 export default function (component) {
   const {parentElement, setTriggerValue} = component;
   const d = JSON.parse(new TextDecoder().decode(component.data)); // sent as JSON bytes
   parentElement.__fdPulseStop?.();
-  let line = parentElement.querySelector(`.${LINE}`);
-  if (!line) {
-    line = parentElement.appendChild(document.createElement("div"));
-    line.className = LINE;
-  }
+  const heading = part(parentElement, "fdr-heading", {role: "heading", "aria-level": "3"});
+  const status = part(parentElement, "fdr-status");
+  const line = part(parentElement, LINE);
+  heading.textContent = d.heading;
+  status.textContent = d.status;
   line.textContent = "";
   let stopped = false;
   let timer = null;
-  let asked = null; // the pulse this page last asked a script run for
+  let seen = d.seen; // the pulse the page shows
+  let asked = null; // what this page last asked a script run for
   const stop = () => {
     stopped = true;
     clearTimeout(timer);
   };
   parentElement.__fdPulseStop = stop;
   window.__fdPulsePolls ??= 0;
+  window.__fdFollowDraws ??= 0;
+
+  function show(body) {
+    seen = body.pulse;
+    heading.textContent = body.heading;
+    status.textContent = body.status;
+    window.dispatchEvent(new CustomEvent("fd-follow-picture", {detail: body.picture}));
+    window.__fdFollowDraws += 1;
+  }
 
   async function poll() {
     if (stopped) return;
@@ -43,10 +65,11 @@ export default function (component) {
       const body = await r.json();
       if (stopped) return;
       if (r.status === 200 && Array.isArray(body.pulse)) {
-        const key = body.pulse.join(".");
-        if (moved(body.pulse, d.seen) && key !== asked) {
-          asked = key;
-          setTriggerValue("moved", key);
+        if (moved(body.pulse, seen) && body.picture) show(body);
+        const question = body.question ?? d.question;
+        if (question !== d.question && question !== asked) {
+          asked = question;
+          setTriggerValue("moved", `${body.pulse.join(".")}:${question}`);
         }
       } else if (r.status === 404 || r.status === 410) {
         stop();
