@@ -70,12 +70,13 @@ def _moved() -> None:
 def follow_pulse(code: str, state: SessionState, seen: tuple[int, int], chosen: list[str]) -> None:
     """The step heading and the status line of room ``code``'s ``state`` (drawn at the pulse
     ``seen``, for the vendors ``chosen``), kept current from the browser: the component polls
-    the room's follow payload and redraws them and the picture itself when the pulse moves; a
-    script run only when the question changes or the room closes."""
+    the room's pulse and, once it moved, fetches the follow payload and redraws them and the
+    picture itself; a script run only when the question changes or the room closes."""
     icon, text = status_line(state, refusals(state.conversation, state.events, chosen), chosen)
     query = urlencode({"follow": 1, "vendors": ",".join(chosen)}, safe=",")
     data = {
-        "url": room_pulse.url(code, st.get_option("server.baseUrlPath")) + "?" + query,
+        "url": (url := room_pulse.url(code, st.get_option("server.baseUrlPath"))),
+        "follow": f"{url}?{query}",
         "seen": list(seen),
         "every": room_pulse.POLL,
         "heading": room_pulse.heading(code, state),

@@ -62,7 +62,8 @@ def test_an_attendee_follows_the_instructors_step_read_only(tmp_path):
     ann = tab("room.py", ANN, room=code.lower())
     drawn = follow_data(ann)
     assert drawn["heading"].startswith(f"Room {code} · ") and "step 0" in drawn["heading"]
-    assert drawn["url"] == f"/_flowdebug/rooms/{code}?follow=1&vendors=" + ",".join(PROTOCOLS)
+    assert drawn["url"] == f"/_flowdebug/rooms/{code}"
+    assert drawn["follow"] == f"{drawn['url']}?follow=1&vendors=" + ",".join(PROTOCOLS)
     assert drawn["question"] == ""
     for _ in range(2):
         teacher.button(key="step").click().run()

@@ -139,6 +139,7 @@ def _component(browser):
 
 def _data(**over):
     return {"url": "/_flowdebug/rooms/ABCDEFGHJK", "seen": [3, 1], "every": 0.05,
+            "follow": "/_flowdebug/rooms/ABCDEFGHJK?follow=1",
             "closed": HOSTILE, "noRoute": HOSTILE, "heading": HOSTILE, "status": HOSTILE,
             "question": "", **over}  # fmt: skip
 
@@ -169,6 +170,9 @@ def test_a_newer_payload_is_drawn_as_text_without_a_run_and_a_new_question_asks_
         polls = page.evaluate("() => window.__asked.length")
         time.sleep(0.3)
         assert page.evaluate("() => window.__asked.length") == polls  # it stopped polling
+        pulse, payload = _data()["url"], _data()["follow"]  # the payload only once it moved
+        assert page.evaluate("() => window.__asked") == [pulse, pulse, pulse, payload, pulse,
+                                                         payload, pulse]  # fmt: skip
         # One run for the question, one for the closed room; none for the newer step.
         assert page.evaluate("() => window.__triggers") == [["moved", "4.2:0:open"],
                                                             ["moved", "closed"]]  # fmt: skip

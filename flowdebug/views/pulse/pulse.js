@@ -1,6 +1,6 @@
 // A room follower's poll (flowdebug/views/room_pulse.py, ui/rooms.py's follow_pulse): asks the
-// server for the room's follow payload over plain HTTP and, when its pulse moved past the one
-// this page shows, redraws the step heading, the status line and (through the picture's own
+// server for the room's pulse over plain HTTP and, when it moved past the one this page shows,
+// fetches the room's follow payload and redraws the step heading, the status line and (through the picture's own
 // drawing code, an "fd-follow-picture" event) the picture: no Streamlit script run. A script
 // run is asked only when the question changes (asked, revealed) or the room closes. What the
 // server says reaches the page as text only (textContent).
@@ -52,30 +52,48 @@ export default function (component) {
     window.__fdFollowDraws += 1;
   }
 
+  // [status, JSON body]; a body of null: the server answered its page, not JSON (no route).
+  async function get(url) {
+    window.__fdPulsePolls += 1;
+    const r = await fetch(url, {cache: "no-store", credentials: "same-origin"});
+    if (r.ok && !(r.headers.get("content-type") || "").startsWith("application/json")) {
+      return [r.status, null];
+    }
+    return [r.status, await r.json()];
+  }
+
+  // Once a closed room or a server without the route is seen: stop, say it, true.
+  function ended(status, body) {
+    if (body === null) {
+      stop(); // no poll route on this server (app.py run alone): its page came back
+      line.textContent = d.noRoute;
+      return true;
+    }
+    if (status === 404 || status === 410) {
+      stop();
+      line.textContent = d.closed;
+      setTriggerValue("moved", "closed");
+      return true;
+    }
+    return false;
+  }
+
   async function poll() {
     if (stopped) return;
     try {
-      window.__fdPulsePolls += 1;
-      const r = await fetch(d.url, {cache: "no-store", credentials: "same-origin"});
-      if (r.ok && !(r.headers.get("content-type") || "").startsWith("application/json")) {
-        stop(); // no poll route on this server (app.py run alone): its page came back
-        line.textContent = d.noRoute;
-        return;
-      }
-      const body = await r.json();
-      if (stopped) return;
-      if (r.status === 200 && Array.isArray(body.pulse)) {
-        if (moved(body.pulse, seen) && body.picture) show(body);
-        const question = body.question ?? d.question;
-        if (question !== d.question && question !== asked) {
-          asked = question;
-          setTriggerValue("moved", `${body.pulse.join(".")}:${question}`);
+      // The pulse, a few bytes, at every beat; the payload only once it moved.
+      let [status, body] = await get(d.url);
+      if (stopped || ended(status, body)) return;
+      if (status === 200 && Array.isArray(body.pulse) && moved(body.pulse, seen)) {
+        [status, body] = await get(d.follow);
+        if (stopped || ended(status, body)) return;
+        if (status === 200 && Array.isArray(body.pulse) && moved(body.pulse, seen)) {
+          show(body);
+          if (body.question !== d.question && body.question !== asked) {
+            asked = body.question;
+            setTriggerValue("moved", `${body.pulse.join(".")}:${body.question}`);
+          }
         }
-      } else if (r.status === 404 || r.status === 410) {
-        stop();
-        line.textContent = d.closed;
-        setTriggerValue("moved", "closed");
-        return;
       }
     } catch (e) {
       // The server is away (a restart, the network): ask again at the next beat.
