@@ -155,3 +155,37 @@ def write_whole(
 
 def _nothing(keys: range) -> list[str]:
     return []  # a whole list is written from its first row: no row comes before
+
+
+def write_from_parent(
+    tx: Tx,
+    session_id: str,
+    parent_id: str,
+    parent: Written,
+    items: dict[str, list[Any]],
+    secrets: list[str],
+) -> set[str]:
+    """Write a session that shares the head of its lists with ``parent`` (a fork, a re-run
+    turn) as :func:`write_whole` would, but copy the parent's stored rows of that head and its
+    values in SQL (as ``Store.duplicate`` does) and pack only the items after it. ``parent``
+    must be what this store knows of the parent's stored rows; the hashes stored returned."""
+    packer = Packer()
+    plan = plan_changes(parent, items, secrets, packer)
+    tx.execute("DELETE FROM flowdebug_items WHERE session = ?", (session_id,))
+    tx.execute("DELETE FROM flowdebug_values WHERE session = ?", (session_id,))
+    for kind in LISTS:
+        shared = plan[kind][0] if kind in plan else len(items[kind])
+        tx.execute(
+            "INSERT INTO flowdebug_items (session, list, idx, body, zbody)"
+            " SELECT ?, list, idx, body, zbody FROM flowdebug_items"
+            " WHERE session = ? AND list = ? AND idx < ?",
+            (session_id, parent_id, kind, shared),
+        )
+    tx.execute(
+        "INSERT INTO flowdebug_values (session, hash, body)"
+        " SELECT ?, hash, body FROM flowdebug_values WHERE session = ?",
+        (session_id, parent_id),
+    )
+    new = {h: v for h, v in packer.values.items() if h not in parent.values}
+    write_changes(tx, session_id, plan, new)
+    return {*parent.values, *new}

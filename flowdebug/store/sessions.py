@@ -43,6 +43,7 @@ from flowdebug.store.increments import (
     WrittenCache,
     plan_changes,
     write_changes,
+    write_from_parent,
     write_whole,
 )
 from flowdebug.store.owners import check_owner, owner_key
@@ -178,6 +179,9 @@ class Store:
                 write_changes(tx, state.id, plan, new)
                 stored, added = known.values, set(new)
                 undo_known = known.undo
+            elif (source := self._stored_parent(tx, parent, state.id)) is not None:
+                stored = write_from_parent(tx, state.id, str(parent), source, items, secrets)
+                added = set[str]()
             else:
                 stored, added = write_whole(tx, state.id, items, secrets), set[str]()
             undo_rows = write_undo(tx, state.id, state, undo, undo_known, secrets)
@@ -222,6 +226,16 @@ class Store:
             state.status,
             revision + 1,
         )
+
+    def _stored_parent(self, tx: Tx, parent: str | None, session_id: str) -> Written | None:
+        """What this store knows of ``parent``'s rows when they are still the stored ones
+        (held until the end of ``tx``), so that a new session shares them; else None."""
+        known = self._written.known(parent) if parent and parent != session_id else None
+        if known is None:
+            return None
+        select = "SELECT revision, created FROM flowdebug_sessions WHERE id = ?"
+        row = tx.one(select + tx.share_row, (parent,))
+        return known if row is not None and known.matches(*row) else None
 
     # -- reading --------------------------------------------------------------------------
 

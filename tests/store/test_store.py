@@ -256,6 +256,53 @@ def test_fork_saves_a_child_with_the_history_up_to_the_message(store: Store):
     assert store.info(child.id).parent is None
 
 
+def with_exchanges(session: Session) -> Session:
+    """``session`` with one recorded exchange per message, as a long recording has."""
+    for i, message in enumerate(session.state.conversation.messages):
+        request = {"model": "m", "messages": [message.model_dump(mode="json")], "n": i}
+        session.state.exchanges.append({"protocol": "openai_chat", "request": request, "step": i})
+    return session
+
+
+def _rows(store: Store, session_id: str) -> list[tuple]:
+    with store._db.transaction() as tx:
+        return tx.all(
+            "SELECT list, idx, body, zbody FROM flowdebug_items WHERE session = ?"
+            " ORDER BY list, idx",
+            (session_id,),
+        )
+
+
+def test_a_fork_copies_its_parents_stored_rows_instead_of_packing_them(store, monkeypatch):
+    s = with_exchanges(long_session(80))
+    store.save(s.state)
+    written: list[int] = []
+    real = Tx.insert_items
+    monkeypatch.setattr(Tx, "insert_items", lambda tx, r: (written.append(len(r)), real(tx, r)))
+    child = store.fork(s.state.id, 40)
+    assert len(child.exchanges) == len(s.state.exchanges) >= 80
+    assert sum(written) <= 8  # the fork's redrawn events after the point, not its history
+    assert same(store.load(child.id), child)
+    # The rows are the ones a whole write of the same state makes, byte for byte.
+    again = child.model_copy(update={"id": "whole"})
+    store.save(again)
+    assert _rows(store, child.id) == _rows(store, "whole") != []
+
+
+def test_a_session_saved_with_a_parent_another_server_changed_is_written_whole(store, store_url):
+    s = with_exchanges(long_session(30))
+    store.save(s.state)
+    child = Session(store.load(s.state.id), s.player).fork(20)
+    with open_store(store_url) as other:
+        theirs = other.load(s.state.id)
+        theirs.exchanges[5] = {"protocol": "openai_chat", "request": {"n": "changed"}}
+        other.save(theirs)
+    store.save(child.state, parent=s.state.id)  # the rows it shares with its parent changed
+    with open_store(store_url) as fresh:
+        assert same(fresh.load(child.state.id), child.state)
+        assert same(fresh.load(s.state.id), theirs)
+
+
 def test_resume_gives_a_session_that_goes_on_with_its_scenario(store: Store):
     s = tasks()
     s.step()
