@@ -7,7 +7,9 @@ route (:func:`flowdebug.views.room_pulse.route`, as serve.py mounts it) in a thr
 process. The followers are a child process (their CPU is not the server's, as browsers' is
 not): N HTTP pollers, each on a connection of its own, asking the route every ``--poll``
 seconds as the Room page's component does, and only when the pulse moved past the one they
-drew, asking the server to redraw (``/_bench/redraw``: what the follower's script run does in
+drew, fetching the route's follow payload (``?follow=1``: what the Room page's component
+redraws without a script run, built once per pulse by the route). ``--redraw``: as before it,
+asking the server to redraw instead (``/_bench/redraw``: what the follower's script run does in
 the library: ``Rooms.follow``, the refusals and its own teaching picture as the component
 takes it, kept per follower as its browser session keeps its page; ``--shared``: the picture
 made once per pulse, ``views/following.py``).
@@ -15,7 +17,8 @@ made once per pulse, ``views/following.py``).
 The instructor's Steps are timed in ``--rounds`` pairs of blocks of ``--steps`` changes, nobody
 following then the followers polling, so that a noisy machine weighs on both alike; then the
 followers poll ``--idle`` seconds while nothing changes. Measured: the follow delay (the
-instructor's save committed -> the follower's redraw done), the instructor's Step alone and
+instructor's save committed -> the follower's redraw done, or its payload received: the two
+processes share the system's monotonic clock), the instructor's Step alone and
 followed (wall clock; its thread's CPU beside), the memory per follower (the server's RSS
 growth with N followers drawn, divided by N), the polls and the store reads per second, and
 the redraws (script runs) per idle follower.
@@ -47,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bench.procstat import cpu_seconds, rss_mb
@@ -82,6 +85,8 @@ class Room:
         self.rooms, self.names, self.shared = rooms, names, shared
         self.cache = room_pulse.PulseCache(lambda: rooms)
         self.saved: dict[int, float] = {}  # session revision -> when its save committed
+        self.counted: set[int] = set()  # the revisions saved in a followed block
+        self.fetches = 0  # follow payloads sent
         self.since = float("inf")  # delays count for saves after this (a followed block)
         self.delays: list[float] = []
         self.redraws = 0
@@ -115,8 +120,9 @@ class Room:
 
         answer = room_pulse.route(self.cache).endpoint
 
-        async def poll(request: Request) -> JSONResponse:
+        async def poll(request: Request) -> Response:
             self.polls += 1  # the event loop's thread only
+            self.fetches += bool(request.query_params.get("follow"))
             return await answer(request)
 
         return Starlette(routes=[Route(room_pulse.PATH, poll), Route(REDRAW, redraw)])
@@ -165,7 +171,9 @@ class Connection:
         return status, await self.reader.readexactly(length)
 
 
-async def _follower(i: int, base: str, code: str, poll: float, on: asyncio.Event, out: dict):
+async def _follower(
+    i: int, base: str, code: str, poll: float, on: asyncio.Event, out: dict, follow: str
+):
     host, port = base.removeprefix("http://").rsplit(":", 1)
     http = Connection(host, int(port))
     seen: list[int] | None = None
@@ -178,8 +186,13 @@ async def _follower(i: int, base: str, code: str, poll: float, on: asyncio.Event
                 return
             now = json.loads(body)["pulse"]
             if seen is None or any(n > s for n, s in zip(now, seen, strict=True)):
-                _, drawn = await http.get(REDRAW.format(code=code) + f"?f={i}")
-                seen = json.loads(drawn)["pulse"]
+                if follow:  # the page's component: the payload, drawn in the browser
+                    _, sent = await http.get(follow)
+                    seen = json.loads(sent)["pulse"]
+                    out["received"].append((seen[0], time.monotonic()))
+                else:
+                    _, drawn = await http.get(REDRAW.format(code=code) + f"?f={i}")
+                    seen = json.loads(drawn)["pulse"]
         except (OSError, asyncio.IncompleteReadError, ValueError) as e:
             out["errors"] += 1
             out["error"] = repr(e)
@@ -187,9 +200,10 @@ async def _follower(i: int, base: str, code: str, poll: float, on: asyncio.Event
         await asyncio.sleep(poll)
 
 
-async def _followers(base: str, code: str, n: int, poll: float) -> dict:
-    """N followers; stdin says ``on`` (poll, joining over one poll), ``off`` (wait), ``quit``."""
-    out = {"polls": 0, "errors": 0, "error": None}
+async def _followers(base: str, code: str, n: int, poll: float, follow: str) -> dict:
+    """N followers; stdin says ``on`` (poll, joining over one poll), ``off`` (wait), ``quit``.
+    ``follow``: the payload's path (empty: ask the server to redraw)."""
+    out: dict = {"polls": 0, "errors": 0, "error": None, "received": []}
     on = asyncio.Event()
     loop = asyncio.get_running_loop()
     tasks: list[asyncio.Task] = []
@@ -198,7 +212,7 @@ async def _followers(base: str, code: str, n: int, poll: float) -> dict:
         if line == "on":
             on.set()
             for i in range(len(tasks), n):
-                tasks.append(asyncio.create_task(_follower(i, base, code, poll, on, out)))
+                tasks.append(asyncio.create_task(_follower(i, base, code, poll, on, out, follow)))
                 await asyncio.sleep(poll / n)
         elif line == "off":
             on.clear()
@@ -209,8 +223,8 @@ async def _followers(base: str, code: str, n: int, poll: float) -> dict:
     return out
 
 
-def followers_main(base: str, code: str, n: int, poll: float) -> None:
-    print(json.dumps(asyncio.run(_followers(base, code, n, poll))), flush=True)
+def followers_main(base: str, code: str, n: int, poll: float, follow: str) -> None:
+    print(json.dumps(asyncio.run(_followers(base, code, n, poll, follow))), flush=True)
 
 
 # -- the instructor ---------------------------------------------------------------------------
@@ -232,6 +246,8 @@ def instructor(store, session: Session, room: Room, steps: int, pace: float) -> 
         info = store.save(session.state)
         now = time.monotonic()
         room.saved[info.revision] = now
+        if now > room.since:
+            room.counted.add(info.revision)
         # The execution Step waits out the scenario's 1 s Tokyo timeout, alike with or without
         # followers: the other Steps say what the room costs.
         if change == "step" and session.state.events[-1].phase != "execution":
@@ -248,13 +264,16 @@ def main() -> None:
     ap.add_argument("--pace", type=float, default=0.5, help="seconds between instructor changes")
     ap.add_argument("--poll", type=float, default=room_pulse.POLL, help="the poll interval")
     ap.add_argument("--idle", type=float, default=10.0, help="seconds watched with no change")
-    ap.add_argument("--shared", action="store_true", help="one picture per pulse for all")
+    ap.add_argument("--redraw", action="store_true", help="a script run's redraw per change")
+    ap.add_argument("--shared", action="store_true", help="--redraw: one picture for all")
     ap.add_argument("--switch", type=float, default=None, help="sys.setswitchinterval (s)")
     ap.add_argument("--db", default=None, help="store URL (default: a temporary SQLite file)")
-    ap.add_argument("--pollers", nargs=3, metavar=("URL", "CODE", "N"), help=argparse.SUPPRESS)
+    ap.add_argument("--pollers", nargs=4, metavar=("URL", "CODE", "N", "FOLLOW"),
+                    help=argparse.SUPPRESS)  # fmt: skip
     args = ap.parse_args()
     if args.pollers:
-        followers_main(args.pollers[0], args.pollers[1], int(args.pollers[2]), args.poll)
+        url, code, n, follow = args.pollers
+        followers_main(url, code, int(n), args.poll, follow)
         return
     url = args.db or os.path.join(tempfile.mkdtemp(), "room_load.db")
     if args.switch:
@@ -268,10 +287,12 @@ def main() -> None:
         store.save(session.state)
         code = rooms.open(session.state.id).code
         room = Room(rooms, names, args.shared)
+        vendors = ",".join(names)
+        follow = "" if args.redraw else f"{room_pulse.url(code)}?follow=1&vendors={vendors}"
         with Server(room) as server:
             child = subprocess.Popen(
                 [sys.executable, __file__, "--poll", str(args.poll),
-                 "--pollers", server.url, code, str(args.followers)],
+                 "--pollers", server.url, code, str(args.followers), follow],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             )  # fmt: skip
             assert child.stdin is not None and child.stdout is not None
@@ -311,10 +332,10 @@ def main() -> None:
                 time.sleep(2 * args.poll)  # the last poll is answered
             say("on")
             time.sleep(3 * args.poll)  # every follower has drawn the current step
-            redraws0, polls0, reads0 = room.redraws, room.polls, room.cache.reads
+            redraws0, polls0, reads0 = room.redraws + room.fetches, room.polls, room.cache.reads
             cpu0, t0 = cpu_seconds(pid), time.monotonic()
             time.sleep(args.idle)
-            idle_runs = room.redraws - redraws0
+            idle_runs = room.redraws + room.fetches - redraws0
             took = time.monotonic() - t0
             idle_cpu = (cpu_seconds(pid) - cpu0) / took
             idle_polls = (room.polls - polls0) / took
@@ -324,17 +345,26 @@ def main() -> None:
             out, _ = child.communicate(timeout=30)
             polled = json.loads(out.strip().splitlines()[-1])
         rooms.close(code)
-    delays = room.delays
-    drawn = "a shared" if args.shared else "their own"
+    delays = room.delays + [
+        t - room.saved[rev] for rev, t in polled["received"] if rev in room.counted
+    ]
+    drawn = (
+        "the route's payload (built once per pulse)"
+        if not args.redraw
+        else "a shared picture"
+        if args.shared
+        else "their own picture"
+    )
     rows = [
         ("store", repr(store)),
         ("GIL switch interval (ms)", f"{sys.getswitchinterval() * 1000:g}"),
-        ("followers", f"{args.followers} HTTP pollers, {drawn} picture on a change"),
+        ("followers", f"{args.followers} HTTP pollers, {drawn} on a change"),
+        ("follow payloads built / sent", f"{room.cache.builds} / {room.fetches}"),
         ("load average at the start (1, 5, 15 min)", ", ".join(f"{x:.2f}" for x in load)),
         (
             "follow delay p50 / p95 (ms)",
             f"{statistics.median(delays) * 1000:.0f} / {p95(delays) * 1000:.0f}"
-            f"  ({len(delays)} redraws)"
+            f"  ({len(delays)} draws)"
             if delays
             else "none measured",
         ),
@@ -356,7 +386,7 @@ def main() -> None:
         ("memory per follower (MB)", f"{per_follower:.3f}"),
         ("store reads per second, followed blocks", f"{reads:.1f}"),
         (
-            f"script runs (redraws) per idle follower in {args.idle:.0f} s",
+            f"script runs (redraws) or payloads per idle follower in {args.idle:.0f} s",
             f"{idle_runs / max(1, args.followers):.2f}",
         ),
         ("idle: polls / store reads per second", f"{idle_polls:.0f} / {idle_reads:.1f}"),
