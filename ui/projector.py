@@ -20,6 +20,11 @@ CSS_CONTROLS = """
   [data-testid="stLayoutWrapper"]:has(> .st-key-fd_controls) { position: sticky;
     top: 3.75rem; z-index: 99; padding: 0.35rem 0;
     border-bottom: 1px solid rgba(128, 128, 128, 0.25); }
+  /* Streamlit's header above it is transparent: what scrolled under the bar would show
+     through there, above the buttons. The bar's background (set by the script) covers it. */
+  [data-testid="stLayoutWrapper"]:has(> .st-key-fd_controls)::before { content: "";
+    position: absolute; left: 0; right: 0; bottom: 100%; height: 3.75rem;
+    background: inherit; pointer-events: none; }
   .st-key-fd_controls p { margin: 0; }
   .st-key-fd_status [data-testid="stAlertContainer"] { padding: 0.3rem 0.75rem; }
 </style>

@@ -192,7 +192,8 @@ UNDER_BAR = """() => {
 
 def test_outside_presenter_mode_the_controls_keep_one_row_above_the_lane_header(page):
     """At 1280x720 beside the open sidebar the bar wrapped to two rows once a phase's name
-    was long, and the picture's sticky lane header then sat over it."""
+    was long, and the picture's sticky lane header then sat over it; and names ran out of
+    their narrow cells."""
     choose_layout(page, "Teaching picture (one cycle")
     page.get_by_text("Graph layout").first.click()  # closed again: the bar as a reader sees it
     wait_idle(page)
@@ -206,4 +207,7 @@ def test_outside_presenter_mode_the_controls_keep_one_row_above_the_lane_header(
         assert max(tops) - min(tops) <= 4, (n, tops)
         where = page.evaluate(UNDER_BAR)
         assert where["head"] >= where["bar"] - 1, (n, where)
+        # Six columns of about 90 px: a wire name breaks inside its cell ("stop_reason:" ran
+        # into OpenAI Chat's column), in smaller type than the projector's.
+        assert page.evaluate(OVERFLOW) == [], n
         page.screenshot(path=str(SHOTS / f"teaching-1280-sidebar-step-{n}.png"))
