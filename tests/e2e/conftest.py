@@ -96,11 +96,15 @@ def shared_pair(pg, tmp_path_factory):
         yield url_a, url_b, db
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Headless Chromium for every browser module one worker runs (one sync Playwright per
-    thread: a module needing another kind of page makes its own context from this one);
-    each test or module works in a browser context of its own."""
+    """Headless Chromium for one browser module (a module needing another kind of page makes
+    its own context from this one); each test or module works in a browser context of its own.
+
+    Per module, not per worker: while sync Playwright runs, its event loop is this thread's
+    running loop, so every later test on the worker that runs one of its own (asyncio.run,
+    anyio.run: the MCP, recorder and room-route tests) failed with "cannot be called from a
+    running event loop". A module's end stops it."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

@@ -1,0 +1,27 @@
+"""The browser tests' Playwright must not outlive its module: while it runs, its event loop is
+the thread's running loop, and a later test on the same worker that runs a loop of its own
+(asyncio.run, anyio.run) fails. Which tests share a worker changes from run to run, so the
+rule is checked here rather than left to the schedule."""
+
+from __future__ import annotations
+
+import ast
+
+from tests.paths import FIXTURES
+
+ROOT = FIXTURES.parents[1]
+
+
+def _scope(tree: ast.Module, name: str) -> str:
+    fixture = next(f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == name)
+    for deco in fixture.decorator_list:
+        if isinstance(deco, ast.Call):
+            for kw in deco.keywords:
+                if kw.arg == "scope" and isinstance(kw.value, ast.Constant):
+                    return str(kw.value.value)
+    return "function"
+
+
+def test_the_browser_fixture_ends_with_its_module():
+    tree = ast.parse((ROOT / "tests" / "e2e" / "conftest.py").read_text(encoding="utf-8"))
+    assert _scope(tree, "browser") in ("function", "class", "module")
