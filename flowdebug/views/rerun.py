@@ -87,6 +87,11 @@ def _turn_json(messages: list[Message], at: int) -> dict[str, Any] | None:
     return nxt.model_dump(mode="json", exclude_none=True)
 
 
+def _has_request(exchange: dict[str, Any]) -> bool:
+    """Not an MCP message nor an exchange that kept no request."""
+    return isinstance(exchange.get("protocol"), str) and isinstance(exchange.get("request"), dict)
+
+
 def _decoded(exchange: dict[str, Any]) -> tuple[str, dict[str, Any], Conversation] | None:
     protocol, request = exchange.get("protocol"), exchange.get("request")
     if not isinstance(protocol, str) or not isinstance(request, dict):
@@ -100,10 +105,30 @@ def _decoded(exchange: dict[str, Any]) -> tuple[str, dict[str, Any], Conversatio
 def exchanged_request(session: Session, at: int) -> Sent | None:
     """The request ending at ``at`` as an exchange of the session holds it from the wire,
     decoded: the newest whose history is the session's up to ``at``. A recording's histories
-    only grow, so the search stops at the first one shorter than that."""
+    only grow, so the exchanges whose history is longer are passed over by halving (each
+    decode reads a whole history: a scan from the newest decoded a thousand of them on a long
+    recording), and the search stops at the first one shorter than that."""
     head = session.conversation.messages[: at + 1]
-    for exchange in reversed(session.state.exchanges):
-        found = _decoded(exchange)
+    kept = [e for e in session.state.exchanges if _has_request(e)]
+    decoded: dict[int, tuple[str, dict[str, Any], Conversation] | None] = {}
+
+    def at_index(i: int) -> tuple[str, dict[str, Any], Conversation] | None:
+        if i not in decoded:
+            decoded[i] = _decoded(kept[i])
+        return decoded[i]
+
+    # The last exchange whose history is not longer than the head (one that cannot be read
+    # counts as not longer, so the scan below looks at it as the full scan did).
+    low, high = 0, len(kept)
+    while low < high:
+        mid = (low + high) // 2
+        found = at_index(mid)
+        if found is not None and len(found[2].messages) > len(head):
+            high = mid
+        else:
+            low = mid + 1
+    for i in range(low - 1, -1, -1):
+        found = at_index(i)
         if found is None:
             continue
         protocol, wire, conv = found

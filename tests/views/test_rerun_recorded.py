@@ -57,3 +57,32 @@ def test_a_history_edited_since_the_recording_is_before_as_it_stands():
     sent = sent_request(session, 2)
     assert sent.source == "history" and sent.wire is None
     assert [t["description"] for t in sent.request["tools"]] == ["edited"]
+
+
+def test_a_long_recording_finds_an_early_turn_decoding_a_few_exchanges_not_all(monkeypatch):
+    """Each decode reads a whole history: a scan from the newest decoded every exchange after
+    the turn (the square of a long recording's length)."""
+    from flowdebug.model import Message, Text
+    from flowdebug.views import rerun
+
+    codec = protocols.get(PROTOCOL)
+    messages: list[Message] = []
+    exchanges = []
+    for n in range(200):  # 200 requests, each one user message and one answer longer
+        messages = [*messages, Message(role="user", parts=[Text(text=f"question {n}")])]
+        conv = cases.WEATHER_INITIAL.model_copy(update={"messages": messages})
+        exchanges.append({"protocol": PROTOCOL, "request": codec.encode_request(conv).value})
+        messages = [*messages, Message(role="assistant", parts=[Text(text=f"answer {n}")])]
+    conv = cases.WEATHER_INITIAL.model_copy(update={"messages": messages})
+    session = Session(
+        SessionState(conversation=conv, toolset=Toolset(), exchanges=exchanges), ManualPlayer()
+    )
+    decodes: list[object] = []
+    real = rerun._decoded
+    monkeypatch.setattr(rerun, "_decoded", lambda e: decodes.append(e) or real(e))
+    for at in (0, 20, 398):
+        decodes.clear()
+        sent = sent_request(session, at)
+        assert sent.source == "exchange" and sent.wire == exchanges[at // 2]["request"]
+        assert len(sent.request["messages"]) == at + 1
+        assert len(decodes) <= 12, (at, len(decodes))
