@@ -8,6 +8,8 @@ import pytest
 
 from tests.e2e.app_server import app_server
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.fixture(scope="module")
 def new_server(tmp_path_factory):
