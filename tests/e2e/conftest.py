@@ -31,6 +31,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             on_pg = "pg" in getattr(item, "fixturenames", ())
             group = "e2e-postgres" if on_pg else f"e2e-{path.stem}"
             item.add_marker(pytest.mark.xdist_group(group))
+            item.add_marker(pytest.mark.browser)  # one module without the mark ran in test-fast
             if skip:
                 item.add_marker(skip)
     result = yield
