@@ -5,7 +5,6 @@ import streamlit as st
 
 from flowdebug.store.rooms import RoomClosed, normal_code
 from flowdebug.views.aligned import WINDOW
-from flowdebug.views.debugger import explain, phase_now
 from ui import common, rooms
 from ui import picture as teaching
 
@@ -43,11 +42,5 @@ if act.button("🧪 Try it yourself", key="fd_room_try", help="A copy of this st
     rooms.try_it(code)
 common.show_error()
 rooms.question_for_attendee(code, state)
-final = bool(state.events) and state.events[-1].kind in ("final_answer", "answer")
-meaning, fields = explain(phase_now(state), chosen, final=final)
-with st.expander("What this phase is", expanded=False):
-    st.markdown(meaning)
-    for name, where in fields.items():
-        st.markdown(f"**{common.title(name)}**: {where}")
 teaching.draw_picture(state, chosen, WINDOW, upto=pulse.beat)
 st.caption("Read-only: this page follows the instructor. Try it yourself to step on alone.")

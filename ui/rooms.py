@@ -81,6 +81,7 @@ def follow_pulse(code: str, state: SessionState, seen: tuple[int, int], chosen: 
         "every": room_pulse.POLL,
         "heading": room_pulse.heading(code, state),
         "status": f"{icon} {text}",
+        "explained": room_pulse.phase_explained(state, chosen),
         "question": room_pulse.question_revision(rooms(), state.id),
         "closed": CLOSED_LINE,
         "noRoute": NO_ROUTE_LINE,

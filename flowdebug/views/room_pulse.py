@@ -46,7 +46,7 @@ from flowdebug.store.rooms import NoRoom, RoomClosed, Rooms, normal_code
 from flowdebug.store.sessions import Store, open_store
 from flowdebug.views import predictions
 from flowdebug.views.aligned import WINDOW
-from flowdebug.views.debugger import PHASE_TITLES, phase_title, status_line
+from flowdebug.views.debugger import PHASE_TITLES, explain, phase_now, phase_title, status_line
 from flowdebug.views.teaching_payload import drawn
 
 PATH = "/_flowdebug/rooms/{code}"
@@ -108,6 +108,18 @@ def heading(code: str, state: SessionState) -> str:
     return f"Room {code} · {phase_title(state)} · step {state.step}{upcoming}"
 
 
+def phase_explained(state: SessionState, names: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """What the phase now is, as plain text for the follower's "What this phase is" (its wire
+    terms without the Markdown backticks the Debugger's page sets them in): the meaning and,
+    per vendor shown, where its fields are."""
+    final = bool(state.events) and state.events[-1].kind in ("final_answer", "answer")
+    meaning, fields = explain(phase_now(state), list(names), final=final)
+    return {
+        "meaning": meaning.replace("`", ""),
+        "fields": [[protocols.get(n).title, where.replace("`", "")] for n, where in fields.items()],
+    }
+
+
 def question_revision(rooms: Rooms, session_id: str) -> str:
     """Which question the page shows and whether it is open: a script run when it changes."""
     q = predictions.current(rooms, session_id)
@@ -125,6 +137,7 @@ def follow_payload(rooms: Rooms, code: str, names: tuple[str, ...], window: int 
     icon, text = status_line(state, made.refused, names)
     head = {"pulse": list(pulse.key), "step": pulse.step, "heading": heading(code, state),
             "status": f"{icon} {text}", "phase": phase_title(state),
+            "explained": phase_explained(state, names),
             "question": question_revision(rooms, state.id)}  # fmt: skip
     sent = json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode()
     return sent[:-1] + b',"picture":' + made.data + b"}"

@@ -92,6 +92,8 @@ def test_an_idle_follower_runs_no_script_sees_a_step_within_a_second_and_stops_w
         sent = _payload_of(server, code)
         assert sent["step"] == 2
         assert follower.locator(".fdr-heading").inner_text() == sent["heading"]
+        box = follower.locator(".fdr-phase-body p")  # "What this phase is", the new phase's
+        assert box.all_text_contents()[0] == sent["explained"]["meaning"]
         assert _lit(follower) == sent["picture"]["lit"] != lit_before  # the new step's event
 
         teacher.locator(".st-key-fd_room_close button").first.click()
@@ -153,6 +155,7 @@ def test_the_pulse_script_writes_no_markup():
 def _payload(pulse: list[int], question: str = "", text: str = "step") -> list[Any]:
     body = {"pulse": pulse, "step": pulse[0], "heading": f"{text} {pulse[0]}",
             "status": f"{text} status", "phase": text, "question": question,
+            "explained": {"meaning": text, "fields": [[text, text]]},
             "picture": {"lit": [pulse[0]]}}  # fmt: skip
     return [200, JSON_TYPE, json.dumps(body)]
 
@@ -180,7 +183,9 @@ def test_a_newer_payload_is_drawn_as_text_without_a_run_and_a_new_question_asks_
         assert page.locator(".fdr-heading").inner_text() == f"{HOSTILE} 4"  # as text
         assert page.locator(".fdr-status").inner_text() == f"{HOSTILE} status"
         assert page.locator(".fdr-pulse-line").inner_text() == HOSTILE
-        assert page.evaluate("() => document.querySelectorAll('#root *').length") == 3
+        assert page.locator(".fdr-phase-body").text_content() == f"{HOSTILE}{HOSTILE}: {HOSTILE}"
+        tags = page.evaluate("() => [...document.querySelectorAll('#root *')].map(e => e.tagName)")
+        assert set(tags) == {"DIV", "DETAILS", "SUMMARY", "P", "STRONG"}, tags  # no markup made
         assert page.evaluate("() => window.__pwned") is None
     finally:
         page.close()

@@ -13,14 +13,14 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from flowdebug.engine.session.debugger import Session
-from flowdebug.protocols import PROTOCOLS
+from flowdebug.protocols import PROTOCOLS, get
 from flowdebug.store.errors import StoreError
 from flowdebug.store.rooms import MAX_AGE as ROOM_AGE
 from flowdebug.store.rooms import Rooms
 from flowdebug.store.sessions import open_store
 from flowdebug.views import predictions, room_pulse
 from flowdebug.views.aligned import WINDOW
-from flowdebug.views.debugger import phase_title, refusals, status_line
+from flowdebug.views.debugger import explain, phase_now, phase_title, refusals, status_line
 from flowdebug.views.room_pulse import PulseCache
 from flowdebug.views.teaching import picture
 from flowdebug.views.teaching_payload import drawn
@@ -165,6 +165,12 @@ def test_the_follow_payload_holds_the_pictures_table_as_drawn_and_the_pages_line
         icon, text = status_line(state, refused, names)
         assert body["status"] == f"{icon} {text}"
         assert body["phase"] == phase_title(state)
+        meaning, fields = explain(phase_now(state), names, final=False)
+        assert body["explained"] == {
+            "meaning": meaning.replace("`", ""),
+            "fields": [[get(n).title, fields[n].replace("`", "")] for n in names],
+        }
+        assert "`" not in json.dumps(body["explained"]) and fields["gemini"].count("`")
         assert body["question"] == ""
         rooms.ask(code, predictions.make("next_tool", state, names, None))
         assert _follow(client, code).json()["question"] == "0:open"

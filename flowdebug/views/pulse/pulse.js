@@ -1,7 +1,8 @@
 // A room follower's poll (flowdebug/views/room_pulse.py, ui/rooms.py's follow_pulse): asks the
 // server for the room's pulse over plain HTTP and, when it moved past the one this page shows,
-// fetches the room's follow payload and redraws the step heading, the status line and (through the picture's own
-// drawing code, an "fd-follow-picture" event) the picture: no Streamlit script run. A script
+// fetches the room's follow payload and redraws the step heading, the status line, what the
+// phase is and (through the picture's own drawing code, an "fd-follow-picture" event) the
+// picture: no Streamlit script run. A script
 // run is asked only when the question changes (asked, revealed) or the room closes. What the
 // server says reaches the page as text only (textContent).
 const LINE = "fdr-pulse-line";
@@ -22,6 +23,28 @@ function part(parent, cls, attrs = {}) {
   return e;
 }
 
+// "What this phase is": a closed box (its open state kept across redraws), its text set line
+// by line.
+function explained(parent, what) {
+  let box = parent.querySelector(".fdr-phase");
+  if (!box) {
+    box = parent.appendChild(document.createElement("details"));
+    box.className = "fdr-phase";
+    box.appendChild(document.createElement("summary")).textContent = "What this phase is";
+    box.appendChild(document.createElement("div")).className = "fdr-phase-body";
+  }
+  const body = box.querySelector(".fdr-phase-body");
+  const lines = [document.createElement("p")];
+  lines[0].textContent = what?.meaning ?? "";
+  for (const [vendor, where] of what?.fields ?? []) {
+    const p = document.createElement("p");
+    p.appendChild(document.createElement("strong")).textContent = vendor;
+    p.appendChild(document.createTextNode(`: ${where}`));
+    lines.push(p);
+  }
+  body.replaceChildren(...lines);
+}
+
 export default function (component) {
   const {parentElement, setTriggerValue} = component;
   const d = JSON.parse(new TextDecoder().decode(component.data)); // sent as JSON bytes
@@ -31,6 +54,7 @@ export default function (component) {
   const line = part(parentElement, LINE);
   heading.textContent = d.heading;
   status.textContent = d.status;
+  explained(parentElement, d.explained);
   line.textContent = "";
   let stopped = false;
   let timer = null;
@@ -48,6 +72,7 @@ export default function (component) {
     seen = body.pulse;
     heading.textContent = body.heading;
     status.textContent = body.status;
+    explained(parentElement, body.explained);
     window.dispatchEvent(new CustomEvent("fd-follow-picture", {detail: body.picture}));
     window.__fdFollowDraws += 1;
   }
