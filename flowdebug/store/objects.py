@@ -12,11 +12,10 @@ compact JSON of its parsed body beside it stays a reference to that body.
 from __future__ import annotations
 
 import json
-import operator
 from collections.abc import Mapping
 from typing import Any
 
-from flowdebug.engine.session.exchange_bodies import JSON_OF, RAW, compact, parsed_key
+from flowdebug.engine.session.exchange_bodies import JSON_OF, RAW, compact, parsed_key, same_json
 from flowdebug.store.errors import StoreError
 from flowdebug.store.packing import PACKED, references
 
@@ -39,22 +38,6 @@ class _JsonText:
 
     def __init__(self, value: Any):
         self.value = value
-
-
-def _same(a: Any, b: Any) -> bool:
-    """``a`` and ``b`` have the same JSON text: equal, keys in the same order, numbers of the
-    same spelling. Shared parts are the same objects, so this looks at the fresh ones only."""
-    if a is b:
-        return True
-    if type(a) is not type(b):
-        return False
-    if type(a) is dict:
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
-    if type(a) is list:
-        return len(a) == len(b) and (
-            all(map(operator.is_, a, b)) or all(_same(x, y) for x, y in zip(a, b, strict=True))
-        )
-    return bool(a == b) and (type(a) is not float or repr(a) == repr(b))
 
 
 class Objects:
@@ -128,7 +111,7 @@ class Objects:
             if t is list and id(v) not in self._shared:
                 d[key] = self._fixed(v)
             elif t is _JsonText:
-                if key in RAW and _same(d.get(parsed_key(key)), v.value):
+                if key in RAW and same_json(d.get(parsed_key(key)), v.value):
                     self._raw.append((d, key, v))  # the row's own raw text: a reference
                 else:
                     d[key] = self._text(v)

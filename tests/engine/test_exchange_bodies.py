@@ -48,6 +48,17 @@ def test_a_history_that_does_not_extend_the_one_before_is_kept_as_it_came():
     assert after["request"]["messages"] is fresh["request"]["messages"]
 
 
+def test_a_history_equal_only_to_python_is_not_shared():
+    """True == 1 == 1.0 in Python, not on the wire: the kept request shows what was sent."""
+    before = shared(_exchange(3), None)
+    before["request"]["messages"][0]["content"] = 1
+    fresh = _exchange(5)
+    fresh["request"]["messages"][0]["content"] = True
+    after = shared(fresh, before)
+    assert after["request"]["messages"][0]["content"] is True
+    assert json.dumps(after["request"]) == json.dumps(fresh["request"])
+
+
 def test_another_protocol_shares_nothing():
     before = shared(_exchange(3), None)
     after = shared(_exchange(5, "openai-chat"), before)

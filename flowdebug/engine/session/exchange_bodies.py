@@ -18,6 +18,7 @@ Exchanges are read, never changed in place: they share their parts.
 from __future__ import annotations
 
 import json
+import operator
 from typing import Any
 
 from pydantic import JsonValue
@@ -64,9 +65,26 @@ def expanded(exchange: dict[str, Any]) -> dict[str, Any]:
     return {k: raw_text(exchange, k) if k in RAW else v for k, v in exchange.items()}
 
 
+def same_json(a: Any, b: Any) -> bool:
+    """``a`` and ``b`` have the same JSON text: equal, keys in the same order, numbers of the
+    same spelling. Shared parts are the same objects, so this looks at the fresh ones only."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if type(a) is dict:
+        return list(a) == list(b) and all(same_json(a[k], b[k]) for k in a)
+    if type(a) is list:
+        return len(a) == len(b) and (
+            all(map(operator.is_, a, b)) or all(same_json(x, y) for x, y in zip(a, b, strict=True))
+        )
+    return bool(a == b) and (type(a) is not float or repr(a) == repr(b))
+
+
 def _extended(new: list[Any], old: list[Any]) -> list[Any]:
     """``new`` holding ``old``'s objects where it starts with the same items."""
-    if len(new) < len(old) or new[: len(old)] != old:
+    # The same JSON text, not Python's == (True == 1 == 1.0): a kept request shows what was sent.
+    if len(new) < len(old) or not same_json(new[: len(old)], old):
         return new
     return [*old, *new[len(old) :]]
 
