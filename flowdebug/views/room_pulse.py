@@ -76,6 +76,16 @@ class Answer:
     body: dict[str, Any]
 
 
+def refused(e: RoomClosed | StoreError) -> Answer:
+    """The answer for a room that cannot be followed now: gone (404), closed or expired (410),
+    or a store out of reach (503, its message names the database: not for a follower's page)."""
+    if isinstance(e, NoRoom):
+        return Answer(404, {"error": str(e)})
+    if isinstance(e, RoomClosed):
+        return Answer(410, {"closed": True, "error": str(e)})
+    return Answer(503, {"error": "the session database cannot be reached: polling goes on"})
+
+
 def answer(rooms: Rooms, typed: str) -> Answer:
     """Room ``typed``'s pulse read now from the store, as the route answers it."""
     try:
@@ -84,12 +94,8 @@ def answer(rooms: Rooms, typed: str) -> Answer:
         return Answer(404, {"error": "not a room code"})
     try:
         pulse = rooms.pulse(code)
-    except NoRoom as e:
-        return Answer(404, {"error": str(e)})
-    except RoomClosed as e:
-        return Answer(410, {"closed": True, "error": str(e)})
-    except StoreError:  # its message names the database: not for a follower's page
-        return Answer(503, {"error": "the session database cannot be reached: polling goes on"})
+    except (RoomClosed, StoreError) as e:
+        return refused(e)
     return Answer(200, {"pulse": list(pulse.key), "step": pulse.step})
 
 
@@ -174,15 +180,17 @@ class PulseCache:
         if found is not None:
             return found
         gate = self._reading.setdefault(code, asyncio.Lock())
-        async with gate:
-            found = self._fresh(code)
-            if found is None:
-                found = await anyio.to_thread.run_sync(self._read, code)
-                self._kept[code] = (time.monotonic(), found)
-                self._kept.move_to_end(code)
-                while len(self._kept) > KEEP:
-                    gone, _ = self._kept.popitem(last=False)
-                    self._reading.pop(gone, None)
+        try:
+            async with gate:
+                found = self._fresh(code)
+                if found is None:
+                    found = await anyio.to_thread.run_sync(self._read, code)
+                    self._kept[code] = (time.monotonic(), found)
+                    self._kept.move_to_end(code)
+                    while len(self._kept) > KEEP:
+                        self._kept.popitem(last=False)
+        finally:
+            self._reading.pop(code, None)  # the waiters hold the lock; the next read makes one
         return found
 
     def _build(self, code: str, names: tuple[str, ...], window: int) -> Answer | bytes:
@@ -190,12 +198,8 @@ class PulseCache:
             self.builds += 1
         try:
             return follow_payload(self._rooms(), normal_code(code), names, window)
-        except NoRoom as e:
-            return Answer(404, {"error": str(e)})
-        except RoomClosed as e:
-            return Answer(410, {"closed": True, "error": str(e)})
-        except StoreError:
-            return Answer(503, {"error": "the session database cannot be reached: polling goes on"})
+        except (RoomClosed, StoreError) as e:
+            return refused(e)
 
     async def follow(
         self, code: str, names: tuple[str, ...], window: int = WINDOW
@@ -210,19 +214,20 @@ class PulseCache:
         if kept is not None:
             return kept
         gate = self._building.setdefault(key, asyncio.Lock())
-        async with gate:
-            kept = self._payloads.get(key)
-            if kept is not None:
-                return kept
-            built = await anyio.to_thread.run_sync(self._build, code, names, window)
-            if isinstance(built, Answer):
+        try:
+            async with gate:
+                kept = self._payloads.get(key)
+                if kept is not None:
+                    return kept
+                built = await anyio.to_thread.run_sync(self._build, code, names, window)
+                if isinstance(built, Answer):
+                    return built
+                self._payloads[key] = built
+                while len(self._payloads) > KEEP:
+                    self._payloads.popitem(last=False)
                 return built
-            self._payloads[key] = built
-            while len(self._payloads) > KEEP:
-                gone, _ = self._payloads.popitem(last=False)
-                self._building.pop(gone, None)
-        self._building.pop(key, None)
-        return built
+        finally:
+            self._building.pop(key, None)  # the waiters hold the lock; the next build makes one
 
 
 @cache
@@ -237,8 +242,11 @@ def route(cache: PulseCache | None = None, base: str = "") -> Route:
     kept = cache or PulseCache(lambda: Rooms(_store()))
 
     async def poll(request: Request) -> Response:
-        # The code as typed is the cache's key: a malformed one is answered 404 like any other.
-        code = str(request.path_params["code"])[:64]
+        # One key per room however it was typed; a malformed code never reaches the cache.
+        try:
+            code = normal_code(str(request.path_params["code"])[:64])
+        except RoomClosed:  # its message quotes what was typed: never echoed
+            return JSONResponse({"error": "not a room code"}, status_code=404, headers=HEADERS)
         if not request.query_params.get("follow"):
             found = await kept.get(code)
             return JSONResponse(found.body, status_code=found.status, headers=HEADERS)

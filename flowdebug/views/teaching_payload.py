@@ -13,6 +13,7 @@ names; the view by the vendors, the window, the event picked and how far Play ha
 from __future__ import annotations
 
 import json
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,6 +37,9 @@ class Drawn:
 
 
 _DRAWN: OrderedDict[tuple[object, ...], tuple[tuple[object, object], Drawn]] = OrderedDict()
+# The pages' script threads and the room route's worker threads share it: a lookup and its
+# move, an insert and its eviction, each under the lock (the build itself outside it).
+_LOCK = threading.Lock()
 
 
 def drawn(
@@ -51,17 +55,19 @@ def drawn(
     events, conv = state.events, state.conversation
     key = (id(events), len(events), id(conv), state.step, tuple(state.toolset.names),
            tuple(names), window, selected, upto_seq)  # fmt: skip
-    hit = _DRAWN.get(key)
-    if hit is not None and hit[0][0] is events and hit[0][1] is conv:
-        _DRAWN.move_to_end(key)
-        return hit[1]
+    with _LOCK:
+        hit = _DRAWN.get(key)
+        if hit is not None and hit[0][0] is events and hit[0][1] is conv:
+            _DRAWN.move_to_end(key)
+            return hit[1]
     refused = refusals(conv, events, names)
     table = picture(state, names, refused, window=window, selected=selected, upto_seq=upto_seq)
     # Bytes, not a dict nor a string: Streamlit looks for dataframes in a dict's values, and
     # asking whether a string is one imports pandas and pyarrow; bytes it passes as they are.
     data = json.dumps(table.data(), ensure_ascii=False, separators=(",", ":")).encode()
     out = Drawn(table, data, refused)
-    _DRAWN[key] = ((events, conv), out)
-    if len(_DRAWN) > SIZE:
-        _DRAWN.popitem(last=False)
+    with _LOCK:
+        _DRAWN[key] = ((events, conv), out)
+        if len(_DRAWN) > SIZE:
+            _DRAWN.popitem(last=False)
     return out

@@ -56,6 +56,20 @@ def test_the_route_answers_the_rooms_pulse_as_json_and_a_step_moves_it(tmp_path)
         assert after["step"] == 2 and after["pulse"][0] > first.json()["pulse"][0]
 
 
+def test_a_code_typed_otherwise_is_the_same_room_and_a_malformed_one_never_reaches_the_store(
+    tmp_path,
+):
+    store, _, rooms, code = _room(tmp_path)
+    client, cache = _client(rooms, max_age=60.0)
+    with store, client:
+        spelled = [code, code.lower(), f"{code[:5]}-{code[5:]}"]
+        assert {client.get(room_pulse.url(c)).json()["step"] for c in spelled} == {1}
+        assert cache.reads == 1  # one room, one read, however it was typed
+        bad = client.get(room_pulse.url("not-a-code!"))
+        assert bad.status_code == 404 and bad.json() == {"error": "not a room code"}
+        assert cache.reads == 1
+
+
 def test_sixty_pollers_at_once_cost_one_read_and_a_later_poll_reads_again(tmp_path):
     store, s, rooms, code = _room(tmp_path)
     cache = PulseCache(lambda: rooms, max_age=0.2)
