@@ -3,10 +3,11 @@
 ``GET /_flowdebug/rooms/{code}`` answers JSON: the room's pulse (``{"pulse": [session
 revision, room revision], "step": n}``), 404 for a code that is no room (mistyped, or its
 session deleted), 410 once the room is closed or has expired, 503 while the store cannot be
-reached (the page asks again). The follower's page (a small
-component, ``flowdebug/views/room_pulse/``) asks every :data:`POLL` seconds and asks the
-server for a script run only when the pulse moved, so a follower costs no script run while
-nothing changes.
+reached (the page asks again). The follower's page (a small component,
+``flowdebug/views/pulse/``) asks every :data:`POLL` seconds; once the pulse moved it fetches
+the follow payload below and redraws from it, and asks the server for a script run only when
+the question changes or the room closes: a follower costs no script run while nothing
+changes, nor for a Step.
 
 Sixty followers on one app server share one read of the store per :data:`MAX_AGE`: the answer
 is kept per (store, code) in this process (:class:`PulseCache`), and while one request reads
@@ -16,8 +17,8 @@ a follower on another app server sharing the PostgreSQL database sees the same p
 The plain answer holds what the follower's page already shows (the step) and nothing else.
 With ``?follow=1`` (and ``vendors=a,b``, checked against :data:`flowdebug.protocols.PROTOCOLS`,
 default all) it is the follow payload (:func:`follow_payload`): the picture's row table as the
-picture component receives it, the step heading, the status line, the phase title and the
-question's revision, so a follower's page can redraw a Step without a script run. It is built
+picture component receives it, the step heading, the status line, the phase title and what
+the phase is, and the question's revision, so a follower's page can redraw a Step without a script run. It is built
 once per (room, pulse, vendors, window) in this process and kept as bytes
 (:meth:`PulseCache.follow`). Never HTML: the page sets it as text.
 """
