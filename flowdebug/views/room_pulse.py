@@ -18,9 +18,9 @@ The plain answer holds what the follower's page already shows (the step) and not
 With ``?follow=1`` (and ``vendors=a,b``, checked against :data:`flowdebug.protocols.PROTOCOLS`,
 default all) it is the follow payload (:func:`follow_payload`): the picture's row table as the
 picture component receives it, the step heading, the status line, the phase title and what
-the phase is, and the question's revision, so a follower's page can redraw a Step without a script run. It is built
-once per (room, pulse, vendors, window) in this process and kept as bytes
-(:meth:`PulseCache.follow`). Never HTML: the page sets it as text.
+the phase is, and the question's revision, so a follower's page can redraw a Step without a
+script run. It is built once per (room, pulse, vendors, window) in this process and kept as
+bytes (:meth:`PulseCache.follow`). Never HTML: the page sets it as text.
 """
 
 from __future__ import annotations
