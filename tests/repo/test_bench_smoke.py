@@ -80,7 +80,10 @@ def test_browser_step_times_a_step_until_the_graphs_settle():
 
 def test_record_long_times_opening_and_stepping_a_recording():
     out = run(str(BENCH / "record_long.py"), "--exchanges", "5")
-    assert "recording: 5 exchanges, 10 messages" in out
+    assert "recorded 5 exchanges (anthropic)" in out
+    assert "opened: 5 exchanges, 10 messages" in out
     (r,) = [line.split() for line in out.splitlines() if re.match(r"\s*\d+\.\d{3}\s", line)]
-    assert len(r) == 6 and all(float(x) >= 0 for x in r)
-    assert float(r[3]) > 0  # open: load + session + graphs
+    # load, graphs, open, its CPU, step, its CPU (s); MB before, after, peak; Protocols CPU (s)
+    assert len(r) == 10 and all(float(x) >= 0 for x in r)
+    assert float(r[2]) > 0 and float(r[8]) >= float(r[6]) > 0
+    assert "open under 2 s: " in out
