@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from flowdebug.emulator.server import Emulator
 from flowdebug.engine.session.debugger import Session
@@ -296,9 +297,18 @@ def live_session(browser, url: str, session_id: str, emulator: Emulator) -> None
     page.goto(f"{url}/?session={session_id}")
     wait_idle(page)
     page.get_by_text("Who plays the model").click()
-    page.locator(".st-key-player_kind").get_by_text("Live model").click()
-    wait_idle(page)
     field = page.locator(".st-key-live_base_url input")
+    # Under CI's load the choice was once lost (pressed while the page's first runs were still
+    # drawing): choose again until the live player's fields are there; three presses at most.
+    for _ in range(3):
+        page.locator(".st-key-player_kind").get_by_text("Live model").click()
+        wait_idle(page)
+        try:
+            field.wait_for(timeout=15_000)
+            break
+        except PlaywrightTimeout:
+            if not page.locator(".st-key-player_kind").is_visible():
+                page.get_by_text("Who plays the model").click()
     field.fill(emulator.base_url("openai-chat"))
     field.press("Enter")
     wait_idle(page)
