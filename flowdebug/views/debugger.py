@@ -67,10 +67,14 @@ def phase_now(state: SessionState) -> str:
     return state.next_phase
 
 
+def answered(state: SessionState) -> bool:
+    """The step just run was the model's final answer."""
+    return bool(state.events) and state.events[-1].kind in ("final_answer", "answer")
+
+
 def phase_title(state: SessionState) -> str:
     """The title of :func:`phase_now`, naming the model's final answer for what it is."""
-    last = state.events[-1] if state.events else None
-    if last is not None and last.kind in ("final_answer", "answer"):
+    if answered(state):
         return "2 · Final answer"
     return PHASE_TITLES[phase_now(state)]
 

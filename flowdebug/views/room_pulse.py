@@ -47,7 +47,14 @@ from flowdebug.store.rooms import NoRoom, RoomClosed, Rooms, normal_code
 from flowdebug.store.sessions import Store, open_store
 from flowdebug.views import predictions
 from flowdebug.views.aligned import WINDOW
-from flowdebug.views.debugger import PHASE_TITLES, explain, phase_now, phase_title, status_line
+from flowdebug.views.debugger import (
+    PHASE_TITLES,
+    answered,
+    explain,
+    phase_now,
+    phase_title,
+    status_line,
+)
 from flowdebug.views.teaching_payload import drawn
 
 PATH = "/_flowdebug/rooms/{code}"
@@ -119,8 +126,7 @@ def phase_explained(state: SessionState, names: tuple[str, ...] | list[str]) -> 
     """What the phase now is, as plain text for the follower's "What this phase is" (its wire
     terms without the Markdown backticks the Debugger's page sets them in): the meaning and,
     per vendor shown, where its fields are."""
-    final = bool(state.events) and state.events[-1].kind in ("final_answer", "answer")
-    meaning, fields = explain(phase_now(state), list(names), final=final)
+    meaning, fields = explain(phase_now(state), list(names), final=answered(state))
     return {
         "meaning": meaning.replace("`", ""),
         "fields": [[protocols.get(n).title, where.replace("`", "")] for n, where in fields.items()],
