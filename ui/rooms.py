@@ -17,7 +17,7 @@ from flowdebug.engine.session.session_state import SessionState
 from flowdebug.errors import FlowdebugError
 from flowdebug.store.rooms import Question, RoomClosed, Rooms
 from flowdebug.views import predictions, room_pulse
-from flowdebug.views.debugger import refusals, status_line
+from flowdebug.views.debugger import refusals
 from ui import common, flash
 from ui.browser import owner
 
@@ -72,7 +72,7 @@ def follow_pulse(code: str, state: SessionState, seen: tuple[int, int], chosen: 
     ``seen``, for the vendors ``chosen``), kept current from the browser: the component polls
     the room's pulse and, once it moved, fetches the follow payload and redraws them and the
     picture itself; a script run only when the question changes or the room closes."""
-    icon, text = status_line(state, refusals(state.conversation, state.events, chosen), chosen)
+    refused = refusals(state.conversation, state.events, chosen)
     query = urlencode({"follow": 1, "vendors": ",".join(chosen)}, safe=",")
     data = {
         "url": (url := room_pulse.url(code, st.get_option("server.baseUrlPath"))),
@@ -80,7 +80,7 @@ def follow_pulse(code: str, state: SessionState, seen: tuple[int, int], chosen: 
         "seen": list(seen),
         "every": room_pulse.POLL,
         "heading": room_pulse.heading(code, state),
-        "status": f"{icon} {text}",
+        "status": room_pulse.status(state, chosen, refused),
         "explained": room_pulse.phase_explained(state, chosen),
         "question": room_pulse.question_revision(rooms(), state.id),
         "closed": CLOSED_LINE,

@@ -30,7 +30,7 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -42,6 +42,7 @@ from starlette.routing import Route
 
 from flowdebug import protocols
 from flowdebug.engine.session.session_state import SessionState
+from flowdebug.engine.tracing.trace import Rejection
 from flowdebug.store.errors import StoreError
 from flowdebug.store.rooms import NoRoom, RoomClosed, Rooms, normal_code
 from flowdebug.store.sessions import Store, open_store
@@ -122,6 +123,12 @@ def heading(code: str, state: SessionState) -> str:
     return f"Room {code} · {phase_title(state)} · step {state.step}{upcoming}"
 
 
+def status(state: SessionState, names: Sequence[str], refused: dict[str, Rejection]) -> str:
+    """The follower's status line: the Debugger's, with its icon."""
+    icon, text = status_line(state, refused, list(names))
+    return f"{icon} {text}"
+
+
 def phase_explained(state: SessionState, names: tuple[str, ...] | list[str]) -> dict[str, Any]:
     """What the phase now is, as plain text for the follower's "What this phase is" (its wire
     terms without the Markdown backticks the Debugger's page sets them in): the meaning and,
@@ -147,9 +154,8 @@ def follow_payload(rooms: Rooms, code: str, names: tuple[str, ...], window: int 
     :class:`NoRoom` as :meth:`Rooms.follow`."""
     state, pulse = rooms.follow(code)
     made = drawn(state, names, window, None, pulse.beat)
-    icon, text = status_line(state, made.refused, names)
     head = {"pulse": list(pulse.key), "step": pulse.step, "heading": heading(code, state),
-            "status": f"{icon} {text}", "phase": phase_title(state),
+            "status": status(state, names, made.refused), "phase": phase_title(state),
             "explained": phase_explained(state, names),
             "question": question_revision(rooms, state.id)}  # fmt: skip
     sent = json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode()
