@@ -5,7 +5,6 @@ flood the server."""
 from __future__ import annotations
 
 import os
-import threading
 import time
 
 import pytest
@@ -21,6 +20,7 @@ from flowdebug.engine.execution.handler_io import ToolContext
 from flowdebug.engine.execution.handlers import CodeHandler
 from flowdebug.engine.sandboxing.isolation import ISOLATION_ENV
 from flowdebug.engine.sandboxing.sandbox import run_code
+from tests.threads import no_thread_left
 
 
 @pytest.fixture(autouse=True)
@@ -86,14 +86,13 @@ def test_a_detached_grandchild_dies_with_the_call_that_returned(monkeypatch):
     # The grandchild's pid is read from inside the sandbox: the same as the host's only
     # without a pid namespace (tests/engine/test_sandbox_isolation.py covers the other modes).
     monkeypatch.setenv(ISOLATION_ENV, "none")
-    threads = threading.active_count()
     started = time.monotonic()
-    res = run_code(DETACHED, {}, timeout=20)
+    with no_thread_left():
+        res = run_code(DETACHED, {}, timeout=20)
     assert res.status == "ok", res
     assert time.monotonic() - started < 5  # the grandchild holding stdout is not waited for
     (grandchild,) = res.value
     assert not alive(grandchild)
-    assert threading.active_count() == threads
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
@@ -101,14 +100,13 @@ def test_a_detached_grandchild_dies_at_the_timeout_and_no_thread_is_left_waiting
     # The grandchild's pid is read from inside the sandbox: the same as the host's only
     # without a pid namespace (tests/engine/test_sandbox_isolation.py covers the other modes).
     monkeypatch.setenv(ISOLATION_ENV, "none")
-    threads = threading.active_count()
     started = time.monotonic()
-    res = run_code(DETACHED, {"hang": True}, timeout=1.5)
+    with no_thread_left():
+        res = run_code(DETACHED, {"hang": True}, timeout=1.5)
     assert res.status == "timeout"
     assert time.monotonic() - started < 4
     grandchild = int(res.stdout.split("GRANDCHILD")[1].split()[0])
     assert not alive(grandchild)
-    assert threading.active_count() == threads
 
 
 def test_memory_null_cannot_lift_the_memory_limit(monkeypatch):
