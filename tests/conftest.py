@@ -20,9 +20,11 @@ if str(ROOT) not in sys.path:
 
 from hypothesis import settings  # noqa: E402
 
+from tests import clock  # noqa: E402
 from tests.hypothesis_profiles import profile  # noqa: E402
 
 settings.load_profile(profile())
+clock.install()
 
 # The fixtures that start a PostgreSQL server (tests/pgserver.py), and the store fixture whose
 # "postgres" parameter asks one for a database.
@@ -39,6 +41,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         params = getattr(getattr(item, "callspec", None), "params", {})
         if names & POSTGRES_FIXTURES or params.get(STORE_PARAM) == "postgres":
             item.add_marker(pytest.mark.postgres)
+
+
+@pytest.fixture(autouse=True)
+def tool_clock(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A call that sleeps past its deadline times out at once (tests/clock.py, installed for
+    the run), unless the test is marked ``real_clock``."""
+    clock.real = request.node.get_closest_marker("real_clock") is not None
+    yield
+    clock.real = False
 
 
 @pytest.fixture(scope="module")

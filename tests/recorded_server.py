@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tests import http_stub
 from tests.paths import REAL
 from tests.paths import WIRE as REFERENCE
 
@@ -120,7 +121,7 @@ class RecordedServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.files = catalog()
         self.received: list[dict[str, Any]] = []
-        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
@@ -130,10 +131,8 @@ class RecordedServer(ThreadingHTTPServer):
         return f"{self.url}/v1" if protocol.startswith("openai") else self.url
 
     def __enter__(self) -> RecordedServer:
-        self._thread.start()
+        self._thread = http_stub.start(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.shutdown()
-        self.server_close()
-        self._thread.join(timeout=5)
+        http_stub.stop(self, self._thread)

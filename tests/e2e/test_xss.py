@@ -9,13 +9,13 @@ dialog opens, and the text is on the page as typed.
 
 from __future__ import annotations
 
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from flowdebug.exchange.imports import import_session
 from flowdebug.store.sessions import open_store
+from tests import http_stub
 from tests.e2e.app_server import app_server, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -47,10 +47,8 @@ def vectors(pixel: str) -> str:
 def pixel():
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Pixel)
     server.hits = []
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with http_stub.serving(server):
+        yield server
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import xml.etree.ElementTree as ET
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -26,6 +25,7 @@ from playwright.sync_api import expect
 from flowdebug.engine.execution.faults import parse_fault
 from flowdebug.engine.session.debugger import Session
 from flowdebug.store.sessions import open_store
+from tests import http_stub
 from tests.e2e.app_server import app_server, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -75,10 +75,8 @@ def vectors(pixel: str) -> str:
 def pixel():
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Pixel)
     server.hits = []
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with http_stub.serving(server):
+        yield server
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,9 @@ from flowdebug.model import Message, Tool, ToolCall
 from sample_tools import TOOLSETS, toolset
 from tests import cases
 
+# The runtime's own waits and timeouts, on the wall clock (tests/clock.py).
+pytestmark = pytest.mark.real_clock
+
 # ---- functions used as python handlers ("tests.engine.test_runtime:<name>") ---------------------
 
 

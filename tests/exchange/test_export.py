@@ -6,7 +6,6 @@ import json
 import os
 import re
 import shutil
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from flowdebug.exchange.exports import (
 )
 from flowdebug.exchange.snippets import snippet
 from flowdebug.protocols.convert import response_from_message
+from tests import http_stub
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "schemas" / "trace-v1.schema.json"
@@ -194,8 +194,7 @@ def test_snippet_replays_the_conversation_through_the_sdk(midway, protocol, monk
     recorder = type("Recorder", (_Recorder,), {"seen": []})
     recorder.reply = json.dumps(protocols.get(protocol).encode_response(final).value).encode()
     server = ThreadingHTTPServer(("127.0.0.1", 0), recorder)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    thread = http_stub.start(server)
     key_var, url_var, prefix = SDK_ENV[protocol]
     monkeypatch.setenv(key_var, "sk-stub-FAKE-0123456789abcdef")
     monkeypatch.setenv(url_var, f"http://127.0.0.1:{server.server_port}{prefix}")
@@ -204,8 +203,7 @@ def test_snippet_replays_the_conversation_through_the_sdk(midway, protocol, monk
         code = export(midway, "snippet", protocol).data
         exec(compile(code, "snippet.py", "exec"), {"__name__": "__main__"})
     finally:
-        server.shutdown()
-        server.server_close()
+        http_stub.stop(server, thread)
     payload, _ = request_payload(midway, protocol)
     [(path, body)] = recorder.seen
     if protocol == "gemini":

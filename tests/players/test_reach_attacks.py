@@ -38,13 +38,8 @@ from flowdebug.redact import strip_query_credentials, strip_url_credentials
 from flowdebug.store.sessions import ENV, open_store
 from flowdebug.views.compare import compare
 from tests import cases
-from tests.players.test_live_reach import Service, internal_answer, steps
-
-
-@pytest.fixture
-def internal():
-    with Service(internal_answer) as service:
-        yield service
+from tests.players.services import Service
+from tests.players.test_live_reach import steps
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ from flowdebug.redact import (
 )
 from flowdebug.store.sessions import ENV, Store, open_store
 from tests import cases
-from tests.players.test_live_reach import Service
+from tests.players.services import Service
 
 SECRETS = ["mcp-pass-0123456789", "mcp-token-0123456789", "quoted-key-0123456789", "gh-user-tok"]
 MCP_URL = "https://mcpuser:mcp-pass-0123456789@mcp.example/mcp?token=mcp-token-0123456789&v=2"

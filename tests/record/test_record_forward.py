@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import socket
 import ssl
-import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,7 +32,7 @@ from flowdebug.record.exchanges import raw_body
 from flowdebug.record.forward import ForwardProxy, vendor_upstreams
 from flowdebug.record.sessions import Recorder
 from flowdebug.store.sessions import open_store
-from tests import cases
+from tests import cases, http_stub
 
 KEY = "sk-flowdebug-forward-test-0123456789"
 SECRET = "forward-test-secret-access-key-0123"
@@ -154,11 +153,8 @@ class _Echo(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def other_host():
-    server = HTTPServer(("127.0.0.1", 0), _Echo)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with http_stub.serving(HTTPServer(("127.0.0.1", 0), _Echo)) as server:
+        yield server
 
 
 def test_other_hosts_pass_through_untouched_and_unrecorded(forward, other_host):

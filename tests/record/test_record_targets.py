@@ -5,7 +5,6 @@ with 400 and reaches no other host, whatever route would take it."""
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -15,6 +14,7 @@ from flowdebug.record.proxy import ForeignTarget, joined, upstream_url
 from flowdebug.record.server import RecordingProxy
 from flowdebug.record.sessions import Recorder
 from flowdebug.store.sessions import open_store
+from tests import http_stub
 
 
 class _Seen(BaseHTTPRequestHandler):
@@ -34,7 +34,7 @@ class _Seen(BaseHTTPRequestHandler):
 def _server() -> HTTPServer:
     server = HTTPServer(("127.0.0.1", 0), _Seen)
     server.seen = []  # type: ignore[attr-defined]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    http_stub.start(server)
     return server
 
 
@@ -48,8 +48,7 @@ def hosts(tmp_path) -> Iterator[tuple[RecordingProxy, HTTPServer, HTTPServer]]:
             yield proxy, upstream, other
         recorder.close()
     for server in (upstream, other):
-        server.shutdown()
-        server.server_close()
+        http_stub.stop(server)
 
 
 def _status(proxy: RecordingProxy, method: str, target: str) -> int:
