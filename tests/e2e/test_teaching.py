@@ -78,6 +78,18 @@ BAR = """() => {
   return {tops, sizes};
 }"""
 
+# The lit rows inside what the sticky header leaves of the viewport (taller than that, their
+# foot in it): the picture has followed the step.
+LIT_IN_VIEW = """() => {
+  const rows = [...document.querySelectorAll(".fdp-row.fdp-lit")];
+  const head = document.querySelector(".fdp-head-row");
+  if (!rows.length || !head) return false;
+  const top = head.getBoundingClientRect().bottom, bottom = innerHeight;
+  const first = rows[0].getBoundingClientRect();
+  const last = rows[rows.length - 1].getBoundingClientRect();
+  return last.bottom <= bottom && (first.top >= top || last.bottom - first.top > bottom - top);
+}"""
+
 SIDEWAYS = """() => [document.scrollingElement, document.querySelector("[data-testid='stMain']")]
   .filter(Boolean).some(e => e.scrollWidth > e.clientWidth + 1)"""
 
@@ -97,8 +109,7 @@ def test_weather_to_its_end_every_frame_names_all_six_and_links_each_result(page
     for n in range(1, 6):
         step.click()
         at_step(page, n)
-        page.wait_for_function("() => document.querySelectorAll('.fdp-row').length > 0")
-        page.wait_for_timeout(300)  # the picture follows the lit step in the next frame
+        page.wait_for_function(LIT_IN_VIEW, polling=50)  # the picture followed the step
         frames[n] = _frame(page)
         assert not page.evaluate(SIDEWAYS), f"sideways scroll at step {n}"
         assert page.evaluate(OVERFLOW) == [], n

@@ -121,21 +121,52 @@ function follow(root, lit) {
   const key = lit.join(",");
   if (root.getAttribute("data-followed") === key) return;
   root.setAttribute("data-followed", key);
+  if (!root.querySelector(".fdp-row.fdp-lit")) return;
+  requestAnimationFrame(() => center(root));
+  settle(root, key);
+}
+
+function center(root) {
   const rows = [...root.querySelectorAll(".fdp-row.fdp-lit")];
-  if (!rows.length) return;
-  requestAnimationFrame(() => {
-    const first = rows[0].getBoundingClientRect();
-    const last = rows[rows.length - 1].getBoundingClientRect();
-    const header = root.querySelector(".fdp-head-row").getBoundingClientRect();
-    const top = header.bottom + 8, bottom = window.innerHeight - 16;
-    if (first.top >= top && last.bottom <= bottom) return;
-    const middle = last.bottom - first.top <= bottom - top ? (first.top + last.bottom) / 2
-      : last.bottom - (bottom - top) / 2;
-    const scroller = document.querySelector("[data-testid='stMain']");
-    const by = {top: middle - (top + bottom) / 2, behavior: "instant"};
-    if (scroller && scroller.scrollHeight > scroller.clientHeight) scroller.scrollBy(by);
-    else window.scrollBy(by);
+  const head = root.querySelector(".fdp-head-row");
+  if (!rows.length || !head || !root.isConnected) return;
+  const first = rows[0].getBoundingClientRect();
+  const last = rows[rows.length - 1].getBoundingClientRect();
+  const top = head.getBoundingClientRect().bottom + 8, bottom = window.innerHeight - 16;
+  if (first.top >= top && last.bottom <= bottom) return;
+  const middle = last.bottom - first.top <= bottom - top ? (first.top + last.bottom) / 2
+    : last.bottom - (bottom - top) / 2;
+  const scroller = document.querySelector("[data-testid='stMain']");
+  const by = {top: middle - (top + bottom) / 2, behavior: "instant"};
+  if (scroller && scroller.scrollHeight > scroller.clientHeight) scroller.scrollBy(by);
+  else window.scrollBy(by);
+}
+
+// The run that drew the picture may still take elements away above it as it ends (Streamlit
+// clears what a run no longer drew) and so move the lit rows out of sight after they were
+// brought to the middle: CI saw step 4's rows under the header and the page at its foot. For
+// a moment after a change, each change of the page's height brings them back; a person's own
+// scrolling changes no height, and a wheel or a touch ends the moment at once.
+const SETTLE_MS = 2000;
+function settle(root, key) {
+  const page = document.querySelector("[data-testid='stMainBlockContainer']");
+  if (root.__fdpSettle) root.__fdpSettle();
+  if (!page || typeof ResizeObserver === "undefined") return;
+  const watch = new ResizeObserver(() => {
+    if (root.getAttribute("data-followed") === key) requestAnimationFrame(() => center(root));
   });
+  const end = () => {
+    watch.disconnect();
+    clearTimeout(timer);
+    window.removeEventListener("wheel", end, true);
+    window.removeEventListener("touchstart", end, true);
+    if (root.__fdpSettle === end) root.__fdpSettle = null;
+  };
+  const timer = setTimeout(end, SETTLE_MS);
+  window.addEventListener("wheel", end, {capture: true, passive: true});
+  window.addEventListener("touchstart", end, {capture: true, passive: true});
+  root.__fdpSettle = end;
+  watch.observe(page);
 }
 
 function stickBelowBar(h) {
