@@ -64,11 +64,27 @@ def register_secret(value: str) -> None:
             _registered.add(value)
 
 
+# The environment's secrets as last read, with what they were read from: a save asks at every
+# Step, and reading the environment (each name decoded and matched) was a tenth of a save.
+_from_env: tuple[object, list[str]] = ((), [])
+
+
+def _env_secrets() -> list[str]:
+    global _from_env
+    raw = getattr(os.environ, "_data", None)  # CPython's encoded copy: one tuple to compare
+    seen = tuple(raw.items()) if isinstance(raw, dict) else tuple(os.environ.items())
+    if seen != _from_env[0]:
+        found = [
+            v for k, v in os.environ.items()
+            if SECRET_ENV.search(k) and len(v.strip()) >= MIN_SECRET
+        ]  # fmt: skip
+        _from_env = (seen, found)
+    return _from_env[1]
+
+
 def secret_values() -> list[str]:
     """The secrets to replace wherever they occur, longest first."""
-    found = {
-        v for k, v in os.environ.items() if SECRET_ENV.search(k) and len(v.strip()) >= MIN_SECRET
-    }
+    found = set(_env_secrets())
     with _lock:
         found |= _registered
     return sorted(found, key=len, reverse=True)

@@ -49,6 +49,12 @@ def _dumps(value: Any) -> str:
     return _ENCODER.encode(value)
 
 
+# What the encoder writes for a string (ensure_ascii=False), called directly: a pack writes
+# every key and string of a session this way, and the encoder's own dispatch per call was most
+# of that time.
+_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
 def _hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
@@ -65,7 +71,7 @@ class Packer:
         return f'{{"$fd{kind}":"{h}"}}'
 
     def _object(self, value: dict[str, Any]) -> str:
-        return "{" + ",".join(f"{_dumps(k)}:{self._pack(v)}" for k, v in value.items()) + "}"
+        return "{" + ",".join(f"{_string(k)}:{self._pack(v)}" for k, v in value.items()) + "}"
 
     def _pack(self, value: Any, least: int = MIN_BYTES) -> str:
         if isinstance(value, dict):
@@ -76,13 +82,21 @@ class Packer:
             each = ELEMENT_BYTES if len(value) > FANOUT else MIN_BYTES
             text = "[" + ",".join(self._chunks([self._pack(v, each) for v in value])) + "]"
         elif isinstance(value, str):
-            text = _dumps(value)
+            text = _string(value)
             if len(text) >= least and value[:1] in "{[":
                 body = _json_text(value)
                 if body is not None:
                     return self._keep(self._pack(body), "j")
+        elif value is None:
+            return "null"
+        elif value is True:
+            return "true"
+        elif value is False:
+            return "false"
+        elif type(value) is int:
+            return int.__repr__(value)
         else:
-            return _dumps(value)
+            return _dumps(value)  # a float (NaN and infinity refused), or what the encoder says
         return self._keep(text) if len(text) >= least else text
 
     def _chunks(self, level: list[str]) -> list[str]:

@@ -18,7 +18,13 @@ from flowdebug.engine.session.debugger import Session
 from flowdebug.exchange.exports import FORMATS, export
 from flowdebug.exchange.snippets import sdks
 from flowdebug.model import Message, Text, Tool
-from flowdebug.redact import REDACTED, is_secret_name, redact_names, register_secret
+from flowdebug.redact import (
+    REDACTED,
+    is_secret_name,
+    redact_names,
+    register_secret,
+    secret_values,
+)
 from flowdebug.store.sessions import open_store
 
 KEY = "sk-proj-FAKEKEY0123456789abcdefghijklmnopqrstuv"
@@ -87,6 +93,22 @@ def test_credential_names_are_recognised_but_counters_are_not():
         "arguments": {"token": "t"},
         "n": {"key": 3},
     }
+
+
+def test_a_secret_set_changed_or_removed_in_the_environment_is_known_at_the_next_ask(
+    monkeypatch,
+):
+    """The environment's secrets are read again only when the environment changed: a key set
+    after the first save, changed or removed, is what the next save redacts."""
+    first, second = "sk-first-value-0123456789", "sk-second-value-0123456789"
+    monkeypatch.delenv("FLOWDEBUG_TEST_API_KEY", raising=False)
+    assert first not in secret_values()
+    monkeypatch.setenv("FLOWDEBUG_TEST_API_KEY", first)
+    assert first in secret_values()
+    monkeypatch.setenv("FLOWDEBUG_TEST_API_KEY", second)
+    assert second in secret_values() and first not in secret_values()
+    monkeypatch.delenv("FLOWDEBUG_TEST_API_KEY")
+    assert second not in secret_values()
 
 
 def test_keys_never_reach_the_database_or_any_export(tmp_path, monkeypatch):
