@@ -133,18 +133,21 @@ def test_a_repeated_call_id_is_refused_and_an_empty_id_still_runs():
 
 def test_parallel_batch_runs_concurrently_and_returns_results_in_call_order():
     rt = Runtime(Toolset(entries=[NAP, ECHO]))
-    calls = [call("nap", "a", label="a"), call("nap", "b", label="b"), call("echo", "c")]
+    # Two naps of a second: one after the other they take two; together, about one, with
+    # room for a loaded machine to start the threads (0.3 s naps under 0.5 s failed once).
+    naps = [call("nap", "a", label="a", seconds=1.0), call("nap", "b", label="b", seconds=1.0)]
+    calls = [*naps, call("echo", "c")]
     started = time.perf_counter()
     batch = rt.execute(Message(role="assistant", parts=calls))
     elapsed = time.perf_counter() - started
-    assert elapsed < 0.5
+    assert elapsed < 1.6
     assert [(r.call_id, r.name, r.content) for r in batch.results] == [
         ("a", "nap", "slept a"),
         ("b", "nap", "slept b"),
         ("c", "echo", "echo"),
     ]
     a, b, c = batch.executions
-    assert a.duration_ms >= 290 and b.duration_ms >= 290 and c.duration_ms < 100
+    assert a.duration_ms >= 990 and b.duration_ms >= 990 and c.duration_ms < 100
     assert [e.number for e in batch.executions] == [1, 2, 3]
     assert batch.message == Message(role="tool", parts=batch.results)
 
