@@ -119,7 +119,8 @@ def test_a_socket_trickling_a_byte_at_a_time_is_closed_at_the_deadline(emulator)
         except (BrokenPipeError, ConnectionResetError):
             pass
         closed_after(sock, 3)
-    assert time.monotonic() - started < 1.5
+    # 0.5 s deadline; the trickle alone would take 7.5 s (room for a loaded machine)
+    assert time.monotonic() - started < 3
 
 
 def test_an_idle_connection_is_closed_after_the_keep_alive(emulator):

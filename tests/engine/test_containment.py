@@ -153,7 +153,7 @@ def test_a_catastrophic_rule_pattern_does_not_freeze_the_server():
     rules = RulesHandler(rules=[Rule(match={"q": "^(a+)+$"}, result="matched")])
     started = time.monotonic()
     out = rules.run({"q": "a" * 40 + "b"}, ToolContext())
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 3  # unguarded, 2**40 steps
     assert out.is_error and out.content.startswith("no mock rule matches")
 
 
@@ -183,7 +183,7 @@ def test_rule_patterns_still_match():
 def test_a_template_width_cannot_allocate_gigabytes(template, arguments):
     started = time.monotonic()
     out = TemplateHandler(template=template).run(arguments, ToolContext())
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 3  # gigabytes would take far longer, or fail
     assert out.is_error and f"larger than {MAX_FIELD_WIDTH}" in out.content
 
 

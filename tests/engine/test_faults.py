@@ -69,7 +69,7 @@ def test_exception_fault_replaces_the_result_with_an_exception_error():
 def test_timeout_fault_reports_the_tool_timeout_without_waiting():
     started = time.perf_counter()
     clock, paris = run_with("timeout", calls=[CLOCK_CALL, PARIS], policy=Policy(default_timeout=7))
-    assert time.perf_counter() - started < 0.2
+    assert time.perf_counter() - started < 1  # neither 2 s nor 7 s waited
     assert (clock.result.error_type, clock.result.content) == ("timeout", "timeout after 2s")
     assert paris.result.content == "timeout after 7s"
 

@@ -162,7 +162,7 @@ def test_python_handler_that_never_returns_times_out_and_the_runtime_stays_usabl
     assert ex.steps[-1] == "abandoned at the 0.5s timeout"
     started = time.perf_counter()
     assert one(rt, call("echo")).result.content == "echo"
-    assert time.perf_counter() - started < 0.2
+    assert time.perf_counter() - started < 0.5  # not held by the call left hanging
 
 
 def test_code_handler_that_never_returns_times_out_and_the_runtime_stays_usable():
