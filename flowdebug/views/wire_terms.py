@@ -248,15 +248,45 @@ def stop_field(payload: Any) -> tuple[str, str] | None:
 def pretty(fragment: Any, marks: set[str], lines: int = 9) -> tuple[tuple[str, bool], ...]:
     """``fragment`` pretty-printed, at most ``lines`` lines (long strings cut), each with
     whether it holds one of the ``marks`` keys."""
-    text = _lines(_cut_strings(fragment))
+    cut = _cut_strings(fragment)
+    text = _lines(cut, flats=_flats(cut))
     if len(text) > lines:
         text = [*text[: lines - 1], "  …"]
     return tuple((line, any(f'"{m}":' in line for m in marks)) for line in text)
 
 
-def _lines(value: Any, indent: str = "", head: str = "", tail: str = "") -> list[str]:
+def _flats(value: Any, into: dict[int, str] | None = None) -> dict[int, str]:
+    """Each container of ``value`` (by id) as ``json.dumps(..., ensure_ascii=False)`` writes
+    it, made from its children's once each: asking json.dumps at every level wrote a fragment
+    again for each level it is nested in."""
+    flats: dict[int, str] = {} if into is None else into
+    if isinstance(value, dict):
+        parts = []
+        for k, v in value.items():
+            if not isinstance(k, str):  # json.dumps writes a number's key as text: let it
+                flats[id(value)] = json.dumps(value, ensure_ascii=False)
+                return flats
+            _flats(v, flats)
+            parts.append(f"{json.dumps(k, ensure_ascii=False)}: {_flat(v, flats)}")
+        flats[id(value)] = "{" + ", ".join(parts) + "}"
+    elif isinstance(value, list):
+        for v in value:
+            _flats(v, flats)
+        flats[id(value)] = "[" + ", ".join(_flat(v, flats) for v in value) + "]"
+    return flats
+
+
+def _flat(value: Any, flats: dict[int, str]) -> str:
+    if isinstance(value, (dict, list)):
+        return flats[id(value)]
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _lines(
+    value: Any, indent: str = "", head: str = "", tail: str = "", *, flats: dict[int, str]
+) -> list[str]:
     """JSON on a few lines: a container short enough stays on one line."""
-    flat = json.dumps(value, ensure_ascii=False)
+    flat = _flat(value, flats)
     if len(flat) <= 44 or not isinstance(value, (dict, list)) or not value:
         return [f"{indent}{head}{flat}{tail}"]
     items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
@@ -264,7 +294,7 @@ def _lines(value: Any, indent: str = "", head: str = "", tail: str = "") -> list
     out = [f"{indent}{head}{opening}"]
     for i, (k, v) in enumerate(items):
         key = "" if k is None else f"{json.dumps(k, ensure_ascii=False)}: "
-        out += _lines(v, indent + "  ", key, "," if i < len(items) - 1 else "")
+        out += _lines(v, indent + "  ", key, "," if i < len(items) - 1 else "", flats=flats)
     return [*out, f"{indent}{closing}{tail}"]
 
 
