@@ -9,9 +9,11 @@ import re
 import time
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from flowdebug.store.rooms import Rooms
 from flowdebug.store.sessions import open_store
+from tests.e2e.app_server import wait_idle
 from tests.e2e.test_two_servers import open_page, session_of, step
 
 pytestmark = pytest.mark.browser
@@ -36,13 +38,16 @@ def _shows_step(page, n: int, timeout: float = 30_000) -> float:
 
 def _answer(page, choice: str) -> None:
     page.get_by_text("Predict:").first.wait_for()
+    wait_idle(page)  # the run the question asked for, drawn: a pick made during it was lost
     enabled = page.locator(".st-key-fd_room_answer_0 button:not([disabled])").first
+    option = page.locator("[data-testid='stRadio'] label").filter(has_text=choice).first
     for _ in range(5):  # a pick made while the page redraws a pulse is drawn again unpicked
-        page.locator("[data-testid='stRadio'] label").filter(has_text=choice).first.click()
+        option.click()
+        wait_idle(page)
         try:
             enabled.wait_for(timeout=3_000)
             break
-        except Exception:
+        except PlaywrightTimeout:
             continue
     enabled.click()
     page.get_by_text(f"Your answer: {choice}").first.wait_for()

@@ -146,8 +146,10 @@ function center(root) {
 // clears what a run no longer drew) and so move the lit rows out of sight after they were
 // brought to the middle: CI saw step 4's rows under the header and the page at its foot. For
 // a moment after a change, each change of the page's height brings them back; a person's own
-// scrolling changes no height, and a wheel or a touch ends the moment at once.
+// scrolling changes no height, and anything a person does (a wheel, a touch, a press of a
+// key or a button) ends the moment at once: the page never moves under a hand.
 const SETTLE_MS = 2000;
+const PERSON = ["wheel", "touchstart", "pointerdown", "keydown"];
 function settle(root, key) {
   const page = document.querySelector("[data-testid='stMainBlockContainer']");
   if (root.__fdpSettle) root.__fdpSettle();
@@ -158,13 +160,11 @@ function settle(root, key) {
   const end = () => {
     watch.disconnect();
     clearTimeout(timer);
-    window.removeEventListener("wheel", end, true);
-    window.removeEventListener("touchstart", end, true);
+    for (const kind of PERSON) window.removeEventListener(kind, end, true);
     if (root.__fdpSettle === end) root.__fdpSettle = null;
   };
   const timer = setTimeout(end, SETTLE_MS);
-  window.addEventListener("wheel", end, {capture: true, passive: true});
-  window.addEventListener("touchstart", end, {capture: true, passive: true});
+  for (const kind of PERSON) window.addEventListener(kind, end, {capture: true, passive: true});
   root.__fdpSettle = end;
   watch.observe(page);
 }
