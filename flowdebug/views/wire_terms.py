@@ -261,14 +261,14 @@ def _flats(value: Any, into: dict[int, str] | None = None) -> dict[int, str]:
     again for each level it is nested in."""
     flats: dict[int, str] = {} if into is None else into
     if isinstance(value, dict):
-        parts = []
-        for k, v in value.items():
-            if not isinstance(k, str):  # json.dumps writes a number's key as text: let it
-                flats[id(value)] = json.dumps(value, ensure_ascii=False)
-                return flats
+        for v in value.values():
             _flats(v, flats)
-            parts.append(f"{json.dumps(k, ensure_ascii=False)}: {_flat(v, flats)}")
-        flats[id(value)] = "{" + ", ".join(parts) + "}"
+        if all(isinstance(k, str) for k in value):
+            parts = (f"{json.dumps(k, ensure_ascii=False)}: {_flat(v, flats)}"
+                     for k, v in value.items())  # fmt: skip
+            flats[id(value)] = "{" + ", ".join(parts) + "}"
+        else:  # json.dumps writes a number's key as text: let it
+            flats[id(value)] = json.dumps(value, ensure_ascii=False)
     elif isinstance(value, list):
         for v in value:
             _flats(v, flats)

@@ -9,7 +9,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flowdebug.views.wire_terms import _flat, _flats, pretty
+from flowdebug.views.wire_terms import _cut_strings, _flat, _flats, pretty
 from tests.hypothesis_profiles import examples
 
 JSON = st.recursive(
@@ -26,10 +26,33 @@ def test_each_containers_line_is_what_json_dumps_writes(value):
     assert _flat(value, flats) == json.dumps(value, ensure_ascii=False)
 
 
+def _reference(value, indent="", head="", tail=""):
+    """The lines as json.dumps at every level makes them (what pretty printed before)."""
+    flat = json.dumps(value, ensure_ascii=False)
+    if len(flat) <= 44 or not isinstance(value, (dict, list)) or not value:
+        return [f"{indent}{head}{flat}{tail}"]
+    items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
+    opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
+    out = [f"{indent}{head}{opening}"]
+    for i, (k, v) in enumerate(items):
+        key = "" if k is None else f"{json.dumps(k, ensure_ascii=False)}: "
+        out += _reference(v, indent + "  ", key, "," if i < len(items) - 1 else "")
+    return [*out, f"{indent}{closing}{tail}"]
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(JSON)
+def test_the_lines_are_those_json_dumps_makes_at_every_level(value):
+    lines = [text for text, _ in pretty(value, set(), lines=10_000)]
+    assert lines == _reference(_cut_strings(value))  # long strings cut, as pretty shows them
+
+
 def test_a_container_used_twice_and_a_number_key_read_as_json_dumps_writes_them():
     shared = {"id": "call_2", "ok": [1, 2]}
     value = {"a": shared, "b": [shared, shared], "n": {1: "one"}}
     assert _flat(value, _flats(value)) == json.dumps(value, ensure_ascii=False)
+    long = {1: {"content": [{"text": "x" * 40}], "status": "error"}}  # opens by level
+    assert [text for text, _ in pretty(long, set(), lines=100)] == _reference(long)
 
 
 def test_a_long_fragment_opens_by_level_and_marks_the_lines_of_its_keys():
