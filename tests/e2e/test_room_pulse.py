@@ -44,10 +44,15 @@ def _lit(page) -> list[int]:
     return [int(s) for s in rows.evaluate_all("rs => rs.map(r => r.dataset.seq)")]
 
 
+def _route(server: str, code: str, query: str = "") -> dict[str, Any]:
+    """What the room's route answers (``query``: ``?follow=1`` for a follower's payload)."""
+    with urllib.request.urlopen(f"{server}/_flowdebug/rooms/{code}{query}") as answer:
+        return json.loads(answer.read())
+
+
 def _pulse_of(server: str, code: str) -> list[Any]:
     """The room's pulse as the route answers every follower's poll."""
-    with urllib.request.urlopen(f"{server}/_flowdebug/rooms/{code}") as answer:
-        return json.loads(answer.read())["pulse"]
+    return _route(server, code)["pulse"]
 
 
 def _saved_after(server: str, code: str, pulse: list[Any], timeout: float = 10.0) -> float:
@@ -63,8 +68,7 @@ def _saved_after(server: str, code: str, pulse: list[Any], timeout: float = 10.0
 
 def _payload_of(server: str, code: str) -> dict[str, Any]:
     """What the route sends a follower of every vendor."""
-    with urllib.request.urlopen(f"{server}/_flowdebug/rooms/{code}?follow=1") as answer:
-        return json.loads(answer.read())
+    return _route(server, code, "?follow=1")
 
 
 def test_an_idle_follower_runs_no_script_sees_a_step_within_a_second_and_stops_when_closed(
