@@ -191,3 +191,34 @@ def embedded(text: str) -> Any:
         return loads(text, "embedded")
     except CodecError as e:
         raise ValueError(f"{e.path}: {e.reason}") from None
+
+
+def _compact_encoder() -> Any:
+    spelling = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    c_make = getattr(json.encoder, "c_make_encoder", None)
+    if c_make is None:  # an interpreter without the C accelerator
+        return lambda value, _level: [spelling.encode(value)]
+    # The accelerator's encoder made once: json.dumps and JSONEncoder.encode make a new one at
+    # every call, which was most of the time of a call on a small value (a history's message,
+    # packed at every save). No circularity check: a parsed value has no cycles.
+    return c_make(
+        None,
+        spelling.default,
+        json.encoder.encode_basestring,  # type: ignore[attr-defined]
+        None,
+        ":",
+        ",",
+        False,
+        False,
+        False,
+    )
+
+
+_COMPACT = _compact_encoder()
+
+
+def compact(value: Any) -> str:
+    """``value``'s compact JSON text as the store packs it and an SDK sends a body: no spaces,
+    UTF-8 as it is, keys in their order. Raises :class:`ValueError` for NaN and the infinities
+    and :class:`TypeError` for what JSON does not have, as :func:`json.dumps` does."""
+    return "".join(_COMPACT(value, 0))

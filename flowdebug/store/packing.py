@@ -29,6 +29,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from flowdebug.jsontext import compact
 from flowdebug.store.errors import StoreError
 
 PACKED = "@"
@@ -40,14 +41,7 @@ _REF = re.compile(r'\{"\$fd([sj]?)":"([0-9a-f]{16})"\}')
 _MARK = '"$fd'
 
 
-# json.dumps with these options builds a new encoder at every call: a pack calls it for every
-# key and scalar of a session (about 40% of a save's packing time, one encoder for all).
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def _dumps(value: Any) -> str:
-    return _ENCODER.encode(value)
-
+_dumps = compact
 
 # What the encoder writes for a string (ensure_ascii=False), called directly: a pack writes
 # every key and string of a session this way, and the encoder's own dispatch per call was most
@@ -62,8 +56,9 @@ def _hash(text: str) -> str:
 class Packer:
     """Packs items, collecting the values they need (``values``: hash -> text)."""
 
-    def __init__(self) -> None:
+    def __init__(self, quick: bool = True) -> None:
         self.values: dict[str, str] = {}
+        self.quick = quick  # False: every container walked (the tests' reference for the quick way)
 
     def _keep(self, text: str, kind: str = "") -> str:
         h = _hash(text)
@@ -74,6 +69,15 @@ class Packer:
         return "{" + ",".join(f"{_string(k)}:{self._pack(v)}" for k, v in value.items()) + "}"
 
     def _pack(self, value: Any, least: int = MIN_BYTES) -> str:
+        if self.quick and type(value) in (dict, list) and len(value) <= FANOUT:
+            # Nothing inside a container whose text is shorter than MIN_BYTES and has fewer
+            # than FANOUT commas is shared: no string or object in it reaches MIN_BYTES, and
+            # no array in it is long enough for ELEMENT_BYTES. Its packed text is then its
+            # JSON text, which the encoder writes at once (a history's messages, most of a
+            # save's packing).
+            text = _dumps(value)
+            if len(text) < MIN_BYTES and text.count(",") < FANOUT:
+                return self._keep(text) if len(text) >= least else text
         if isinstance(value, dict):
             text = self._object(value)
         elif isinstance(value, list):

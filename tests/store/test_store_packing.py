@@ -8,10 +8,12 @@ import json
 import sqlite3
 import time
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from flowdebug.engine.session.debugger import Session
+from flowdebug.jsontext import compact
 from flowdebug.store.db import MIGRATIONS, SqliteDatabase, migrate
 from flowdebug.store.packing import PACKED, Packer, unpacker
 from flowdebug.store.rows import LISTS, heads, item_json, state_items
@@ -51,6 +53,44 @@ def test_a_string_holding_compact_json_reads_back_as_the_same_string(value):
     item = json.dumps({"raw_request": compact, "request": value, "raw": " " + compact})
     (back,) = roundtrip([item])
     assert json.loads(back) == json.loads(item)
+
+
+# Values around the packer's thresholds, small and quick to draw: strings either side of
+# ELEMENT_BYTES and MIN_BYTES, arrays either side of FANOUT, commas inside strings.
+near_thresholds = st.recursive(
+    st.none()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from(["", ",", "é,", '"{', "\\", "\ud800", "[1]"])
+    | st.builds(str.__mul__, st.sampled_from(["a", ",", "é", "{"]), st.integers(20, 560)),
+    lambda inner: (
+        st.lists(inner, min_size=6, max_size=10)
+        | st.dictionaries(st.sampled_from("abcdefghij"), inner, max_size=9)
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.dictionaries(st.sampled_from("xyz"), near_thresholds, max_size=3))
+@example({"x": [[0] * 9]})  # a long array inside a short one: chunked
+@example({"x": {"a": "a" * 503}})  # an object one byte short of MIN_BYTES: inline
+@example({"x": {"a": "a" * 510}})  # a string that reaches it: kept on its own
+@example({"x": [["a" * 59], 1, 1, 1, 1, 1, 1, 1, 1], "y": [["a" * 60]] * 9})  # ELEMENT_BYTES
+def test_the_quick_way_packs_exactly_as_walking_every_container(item):
+    text = json.dumps(item)
+    quick, walked = Packer(), Packer(quick=False)
+    assert quick.pack(text) == walked.pack(text)
+    assert quick.values == walked.values
+    assert compact(item) == json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_compact_refuses_what_json_dumps_refuses():
+    for value in (float("nan"), {"a": [float("inf")]}, -float("inf")):
+        with pytest.raises(ValueError):
+            compact(value)
+    with pytest.raises(TypeError):
+        compact({"a": object()})
 
 
 def test_an_item_whose_own_data_looks_like_a_reference_is_kept_as_it_is():

@@ -17,23 +17,21 @@ Exchanges are read, never changed in place: they share their parts.
 
 from __future__ import annotations
 
-import json
 import operator
 from typing import Any
 
 from pydantic import JsonValue
 
+from flowdebug import jsontext
+
 JSON_OF = "$json_of"
 RAW = ("raw_request", "raw_response")
-
-# The packer's spelling (flowdebug.store.packing): compact, UTF-8, no NaN.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def compact(value: Any) -> str | None:
     """``value``'s compact JSON text, None when it has none (NaN, Infinity)."""
     try:
-        return _ENCODER.encode(value)
+        return jsontext.compact(value)
     except (ValueError, TypeError, RecursionError):
         return None
 
