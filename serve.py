@@ -10,7 +10,12 @@ polls without a script run. Streamlit's flags (``--server.port`` and the others)
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
+from flowdebug.emulator.serving import nodelay_on_accept
 from flowdebug.views import room_pulse
+
+# Each message of a run leaves at once, not after the browser's delayed ACK (about 40 ms a
+# Step): see nodelay_on_accept. Loaded before the server accepts its first connection.
+nodelay_on_accept()
 
 # app.py declares the pages with st.navigation; the pages/ folder beside it is not Streamlit's
 # old pages directory. Streamlit decides that once per process, at the first browser session,

@@ -14,6 +14,7 @@ import asyncio
 import socket
 import threading
 import time
+from asyncio import base_events
 from contextlib import suppress
 from typing import Any, Self
 
@@ -42,6 +43,30 @@ def listen(host: str, port: int) -> socket.socket:
     # ACK (about 40 ms). Accepted connections inherit it from the listening socket.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock
+
+
+def nodelay_on_accept() -> None:
+    """Every TCP connection this process's asyncio servers accept from now on sends without
+    Nagle's algorithm, whatever made the listening socket.
+
+    asyncio sets TCP_NODELAY on a connection only when its socket's protocol number says TCP,
+    and a socket made with ``socket.socket(family)`` says 0, as do the connections it accepts.
+    Streamlit binds its server's socket so: each small message of a script run (a delta) after
+    the first then waited for the browser's delayed ACK, and a Step reached the page about
+    40 ms after its run had ended. The app's server (serve.py) calls this before it accepts
+    anything; our own servers set the option on their sockets (:func:`listen`)."""
+    current = getattr(base_events, "_set_nodelay", None)
+    if current is None or getattr(current, "flowdebug", False):  # another asyncio, or done
+        return
+
+    def set_nodelay(sock: socket.socket) -> None:
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM:
+            with suppress(OSError):  # a socket closed meanwhile
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    set_nodelay.flowdebug = True  # type: ignore[attr-defined]
+    set_nodelay.__wrapped__ = current  # type: ignore[attr-defined]
+    base_events._set_nodelay = set_nodelay  # type: ignore[attr-defined]
 
 
 def http_url(address: tuple[str, int]) -> str:
