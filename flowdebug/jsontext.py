@@ -193,28 +193,34 @@ def embedded(text: str) -> Any:
         raise ValueError(f"{e.path}: {e.reason}") from None
 
 
-def _compact_encoder() -> Any:
-    spelling = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+def _encoder(item_separator: str, key_separator: str, allow_nan: bool) -> Any:
+    spelling = json.JSONEncoder(
+        ensure_ascii=False,
+        separators=(item_separator, key_separator),
+        allow_nan=allow_nan,
+    )
     c_make = getattr(json.encoder, "c_make_encoder", None)
     if c_make is None:  # an interpreter without the C accelerator
         return lambda value, _level: [spelling.encode(value)]
-    # The accelerator's encoder made once: json.dumps and JSONEncoder.encode make a new one at
-    # every call, which was most of the time of a call on a small value (a history's message,
-    # packed at every save). No circularity check: a parsed value has no cycles.
+    # The accelerator's encoder made once: json.dumps with any option and JSONEncoder.encode
+    # make a new one at every call, which was most of the time of a call on a small value (a
+    # history's message, packed at every save; a key of a lit wire fragment). No circularity
+    # check: a parsed value has no cycles.
     return c_make(
         None,
         spelling.default,
         json.encoder.encode_basestring,  # type: ignore[attr-defined]
         None,
-        ":",
-        ",",
+        key_separator,
+        item_separator,
         False,
         False,
-        False,
+        allow_nan,
     )
 
 
-_COMPACT = _compact_encoder()
+_COMPACT = _encoder(",", ":", allow_nan=False)
+_SPACED = _encoder(", ", ": ", allow_nan=True)
 
 
 def compact(value: Any) -> str:
@@ -222,3 +228,9 @@ def compact(value: Any) -> str:
     UTF-8 as it is, keys in their order. Raises :class:`ValueError` for NaN and the infinities
     and :class:`TypeError` for what JSON does not have, as :func:`json.dumps` does."""
     return "".join(_COMPACT(value, 0))
+
+
+def shown(value: Any) -> str:
+    """``value`` as ``json.dumps(value, ensure_ascii=False)`` writes it (a wire fragment shown
+    to a person), with an encoder made once."""
+    return "".join(_SPACED(value, 0))

@@ -359,6 +359,12 @@ projector.install_follow()
 play.page_css()
 _settings()
 st.fragment(_cycle, key="fd_cycle")()
+if _layout_now() == "teaching":  # outside the fragment: a Step does not send the closed panel
+    teaching.exports(
+        common.session(),
+        common.chosen_protocols(),
+        None if st.session_state.get("show_all", False) else ALIGNED_WINDOW,
+    )
 
 # Rooms (issue 33), kept apart from this page: the instructor's room, or an attendee's way back.
 from ui.rooms import after_debugger  # noqa: E402

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from functools import partial
 from importlib import resources
+from typing import Any
 
 import streamlit as st
 from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
 
+from flowdebug.engine.session.debugger import Session
 from flowdebug.engine.session.session_state import SessionState
 from flowdebug.render import teaching as slide
-from flowdebug.views.teaching import Picture
 from flowdebug.views.teaching_payload import drawn
 from ui import common
 from ui import graphs as drawing
@@ -74,21 +75,30 @@ def draw_picture(
             )
     if table.hidden:
         st.caption(f"{table.hidden} events outside this window are hidden.")
-    _exports(table, chosen)
 
 
-def _exports(table: Picture, chosen: list[str]) -> None:
-    """The picture for slides, drawn on the server from the same table (SVG and PNG). Its
-    buttons are drawn only while the panel is open: a Step does not send them."""
+def slide_data(
+    session: Session, chosen: list[str], window: int | None, selected: int | None
+) -> dict[str, Any]:
+    """The picture of ``session`` as it stands now, as the slides draw it."""
+    return drawn(session.state, chosen, window, selected).table.data()
+
+
+def exports(session: Session, chosen: list[str], window: int | None) -> None:
+    """The picture for slides, drawn on the server from the same table (SVG and PNG). The page
+    draws the panel outside the fragment a Step reruns, so a Step does not send it; its buttons
+    (drawn only while it is open) make the file from the session as it is when clicked."""
     box = st.expander("Export the picture for slides", key="teaching_export_open",
                       on_change="rerun")  # fmt: skip
     if not box.open:
         return
-    data = table.data()
+    picked = st.session_state.get(LIT, -1)
+    selected = None if picked is None or picked < 0 else picked
+    now = partial(slide_data, session, chosen, window, selected)
     name = "teaching-" + "-".join(chosen) if len(chosen) < 6 else "teaching"
-    exports: list[drawing.Export] = [
-        ("SVG", partial(slide.to_svg, data), "svg", "image/svg+xml"),
-        ("PNG", partial(slide.to_png, data), "png", "image/png"),
+    files: list[drawing.Export] = [
+        ("SVG", lambda: slide.to_svg(now()), "svg", "image/svg+xml"),
+        ("PNG", lambda: slide.to_png(now()), "png", "image/png"),
     ]
-    drawing.export_buttons(box.container(horizontal=True, gap="small"), name, exports,
+    drawing.export_buttons(box.container(horizontal=True, gap="small"), name, files,
                            key_prefix="teaching_")  # fmt: skip

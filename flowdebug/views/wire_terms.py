@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from flowdebug import jsontext
+
 Path = tuple[str | int, ...]
 
 
@@ -264,11 +266,11 @@ def _flats(value: Any, into: dict[int, str] | None = None) -> dict[int, str]:
         for v in value.values():
             _flats(v, flats)
         if all(isinstance(k, str) for k in value):
-            parts = (f"{json.dumps(k, ensure_ascii=False)}: {_flat(v, flats)}"
+            parts = (f"{jsontext.shown(k)}: {_flat(v, flats)}"
                      for k, v in value.items())  # fmt: skip
             flats[id(value)] = "{" + ", ".join(parts) + "}"
         else:  # json.dumps writes a number's key as text: let it
-            flats[id(value)] = json.dumps(value, ensure_ascii=False)
+            flats[id(value)] = jsontext.shown(value)
     elif isinstance(value, list):
         for v in value:
             _flats(v, flats)
@@ -279,7 +281,7 @@ def _flats(value: Any, into: dict[int, str] | None = None) -> dict[int, str]:
 def _flat(value: Any, flats: dict[int, str]) -> str:
     if isinstance(value, (dict, list)):
         return flats[id(value)]
-    return json.dumps(value, ensure_ascii=False)
+    return jsontext.shown(value)
 
 
 def _lines(
@@ -293,7 +295,7 @@ def _lines(
     opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
     out = [f"{indent}{head}{opening}"]
     for i, (k, v) in enumerate(items):
-        key = "" if k is None else f"{json.dumps(k, ensure_ascii=False)}: "
+        key = "" if k is None else f"{jsontext.shown(k)}: "
         out += _lines(v, indent + "  ", key, "," if i < len(items) - 1 else "", flats=flats)
     return [*out, f"{indent}{closing}{tail}"]
 

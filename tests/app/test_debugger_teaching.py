@@ -123,6 +123,20 @@ def test_the_export_panel_offers_the_picture_as_svg_and_png(at):
     assert any(i.endswith("teaching_png_teaching") for i in ids), ids
 
 
+def test_the_slides_are_made_from_the_session_as_it_stands_when_clicked():
+    """The export panel is outside the Step's fragment: its files follow the Steps made since
+    it was drawn."""
+    from ui.picture import slide_data
+
+    s = Session.from_scenario("weather")
+    s.step()
+    before = slide_data(s, ALL, None, None)
+    s.step()
+    after = slide_data(s, ALL, None, None)
+    assert len(after["rows"]) > len(before["rows"])
+    assert after["lit"] != before["lit"]
+
+
 def test_in_presenter_mode_the_sidebar_line_leaves_out_the_step_the_bar_shows():
     """Its sidebar collapsed, a Step sends the sidebar's line only when the status changes."""
     app = AppTest.from_file(str(PAGES / "debugger.py"), default_timeout=60)

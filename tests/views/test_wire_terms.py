@@ -9,6 +9,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from flowdebug import jsontext
 from flowdebug.views.wire_terms import _cut_strings, _flat, _flats, pretty
 from tests.hypothesis_profiles import examples
 
@@ -24,6 +25,8 @@ JSON = st.recursive(
 def test_each_containers_line_is_what_json_dumps_writes(value):
     flats = _flats(value)
     assert _flat(value, flats) == json.dumps(value, ensure_ascii=False)
+    # the encoder made once writes what json.dumps writes, infinities included
+    assert jsontext.shown(value) == json.dumps(value, ensure_ascii=False)
 
 
 def _reference(value, indent="", head="", tail=""):
