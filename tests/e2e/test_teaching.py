@@ -75,7 +75,9 @@ BAR = """() => {
     if (n.parentElement.closest("[data-testid='stIconMaterial']")) continue;  // an icon's name
     sizes.push([n.textContent.trim(), parseFloat(getComputedStyle(n.parentElement).fontSize)]);
   }
-  return {tops, sizes};
+  // What scrolls under the sticky bar must not show through it: an opaque background.
+  const wrapper = bar.closest("[data-testid='stLayoutWrapper']");
+  return {tops, sizes, background: getComputedStyle(wrapper).backgroundColor};
 }"""
 
 # The lit rows inside what the sticky header leaves of the viewport (taller than that, their
@@ -117,6 +119,7 @@ def test_weather_to_its_end_every_frame_names_all_six_and_links_each_result(page
         bar = page.evaluate(BAR)
         assert max(bar["tops"]) - min(bar["tops"]) <= 4, bar["tops"]  # the controls: one row
         assert [t for t, size in bar["sizes"] if size < 18] == [], bar["sizes"]
+        assert bar["background"] not in ("transparent", "rgba(0, 0, 0, 0)"), bar["background"]
         assert page.evaluate(SMALLEST) >= 18
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"teaching-1280-step-{n}.png"))

@@ -177,6 +177,10 @@ function stickBelowBar(h) {
   // Where the bar sticks (its own top) plus its height: not where it is now, which is lower
   // before the page has scrolled.
   if (bar) top = Math.max(top, (parseFloat(getComputedStyle(bar).top) || 0) + bar.offsetHeight);
+  // The bar is sticky over the picture: the app's background, or the rows scrolled under it
+  // showed through between its buttons (the aligned view's follow script paints it the same).
+  const app = document.querySelector(".stApp");
+  if (bar && app) bar.style.backgroundColor = getComputedStyle(app).backgroundColor;
   h.style.top = `${Math.round(top)}px`;
   // The bar changes height after this draw (its styles, a wrap, the status line): follow it.
   if (bar && !bar.__fdpWatched) {
