@@ -253,12 +253,19 @@ def _settings() -> None:
         )
 
 
+def _window() -> int | None:
+    """The events drawn: all of them when asked, else the layout's own default window (the
+    aligned view's and the picture's is smaller: six vendors' worth)."""
+    if st.session_state.get("show_all", False):
+        return None
+    return GRAPH_WINDOW if _separate() else ALIGNED_WINDOW
+
+
 def _graphs(bar: DeltaGenerator, s: Session) -> None:
     """The graphs (Play's controls in the bar)."""
     state = s.state
     chosen = common.chosen_protocols()
     per_row = _per_row(chosen)
-    show_all = st.session_state.get("show_all", False)
     # The presenter style is laid out for one graph the width of the screen; two or more a row
     # get the pair style: larger type in compact lanes. The aligned view uses the pair style at
     # its natural size, so two vendors stand side by side with type of 20 px.
@@ -268,8 +275,7 @@ def _graphs(bar: DeltaGenerator, s: Session) -> None:
         if common.presenter()
         else Style()
     )
-    # Each layout keeps its own default window (the aligned view's is smaller: six vendors' worth).
-    window = None if show_all else (GRAPH_WINDOW if separate else ALIGNED_WINDOW)
+    window = _window()
     if not state.events:
         st.caption("Press **Step** to send the first request; arrows appear as the cycle runs.")
     if _layout_now() == "teaching":
@@ -360,11 +366,7 @@ play.page_css()
 _settings()
 st.fragment(_cycle, key="fd_cycle")()
 if _layout_now() == "teaching":  # outside the fragment: a Step does not send the closed panel
-    teaching.exports(
-        common.session(),
-        common.chosen_protocols(),
-        None if st.session_state.get("show_all", False) else ALIGNED_WINDOW,
-    )
+    teaching.exports(common.session(), common.chosen_protocols(), _window())
 
 # Rooms (issue 33), kept apart from this page: the instructor's room, or an attendee's way back.
 from ui.rooms import after_debugger  # noqa: E402

@@ -57,10 +57,8 @@ def draw_picture(
 ) -> None:
     """The teaching picture of ``state`` for the vendors ``chosen``. ``upto``: the last event
     Play has revealed (None: all of them)."""
-    selected = st.session_state.get(LIT, -1)
     # The same state and view send the same bytes, built once (a Play beat, a rerun).
-    made = drawn(state, chosen, window, None if selected is None or selected < 0 else selected,
-                 upto)  # fmt: skip
+    made = drawn(state, chosen, window, _picked(), upto)
     table, refused = made.table, made.refused
     _PICTURE(data=made.data, key="fd_picture", default={"lit": None},
              on_lit_change=_clicked)  # fmt: skip
@@ -75,6 +73,12 @@ def draw_picture(
             )
     if table.hidden:
         st.caption(f"{table.hidden} events outside this window are hidden.")
+
+
+def _picked() -> int | None:
+    """The event a person lit in every column (its seq), None when none is."""
+    picked = st.session_state.get(LIT, -1)
+    return None if picked is None or picked < 0 else picked
 
 
 def slide_data(
@@ -92,9 +96,7 @@ def exports(session: Session, chosen: list[str], window: int | None) -> None:
                       on_change="rerun")  # fmt: skip
     if not box.open:
         return
-    picked = st.session_state.get(LIT, -1)
-    selected = None if picked is None or picked < 0 else picked
-    now = partial(slide_data, session, chosen, window, selected)
+    now = partial(slide_data, session, chosen, window, _picked())
     name = "teaching-" + "-".join(chosen) if len(chosen) < 6 else "teaching"
     files: list[drawing.Export] = [
         ("SVG", lambda: slide.to_svg(now()), "svg", "image/svg+xml"),

@@ -41,8 +41,6 @@ _REF = re.compile(r'\{"\$fd([sj]?)":"([0-9a-f]{16})"\}')
 _MARK = '"$fd'
 
 
-_dumps = compact
-
 # What the encoder writes for a string (ensure_ascii=False), called directly: a pack writes
 # every key and string of a session this way, and the encoder's own dispatch per call was most
 # of that time.
@@ -75,7 +73,7 @@ class Packer:
             # no array in it is long enough for ELEMENT_BYTES. Its packed text is then its
             # JSON text, which the encoder writes at once (a history's messages, most of a
             # save's packing).
-            text = _dumps(value)
+            text = compact(value)
             if len(text) < MIN_BYTES and text.count(",") < FANOUT:
                 return self._keep(text) if len(text) >= least else text
         if isinstance(value, dict):
@@ -100,7 +98,7 @@ class Packer:
         elif type(value) is int:
             return int.__repr__(value)
         else:
-            return _dumps(value)  # a float (NaN and infinity refused), or what the encoder says
+            return compact(value)  # a float (NaN and infinity refused), or what the encoder says
         return self._keep(text) if len(text) >= least else text
 
     def _chunks(self, level: list[str]) -> list[str]:
@@ -130,7 +128,7 @@ def _json_text(text: str) -> Any | None:
     except ValueError:
         return None
     try:
-        return value if _dumps(value) == text else None
+        return value if compact(value) == text else None
     except ValueError:  # NaN or Infinity
         return None
 
@@ -150,7 +148,7 @@ def unpacker(values: Mapping[str, str]) -> Callable[[str], str]:
 
     def resolve(m: re.Match[str]) -> str:
         kind, h = m.groups()
-        return _dumps(done[h]) if kind == "j" else done[h]
+        return compact(done[h]) if kind == "j" else done[h]
 
     def fill(h: str) -> None:
         # Children first, without recursion: a value nests as deep as its data.
