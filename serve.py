@@ -12,10 +12,13 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from flowdebug.emulator.serving import nodelay_on_accept
 from flowdebug.views import room_pulse
+from ui.serving import theme_once
 
 # Each message of a run leaves at once, not after the browser's delayed ACK (about 40 ms a
 # Step): see nodelay_on_accept. Loaded before the server accepts its first connection.
 nodelay_on_accept()
+# Each run's new_session message copies the theme built once: see ui.serving.
+theme_once()
 
 # app.py declares the pages with st.navigation; the pages/ folder beside it is not Streamlit's
 # old pages directory. Streamlit decides that once per process, at the first browser session,

@@ -8,6 +8,7 @@ A helper of the pages, not a page; the pages reach it through :mod:`ui.common`.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 
 import streamlit as st
@@ -26,14 +27,23 @@ from ui.browser import owner
 DEFAULT_SCENARIO = "weather"
 
 
-@st.cache_resource(show_spinner=False)
-def _open_store(url: str | None) -> Store:
-    return open_store(url)
+_STORES: dict[str | None, Store] = {}
+_OPENING = threading.Lock()
 
 
 def store() -> Store:
-    """The session store: $FLOWDEBUG_DB, else a SQLite file in the user's data directory."""
-    return _open_store(os.environ.get("FLOWDEBUG_DB"))
+    """The session store: $FLOWDEBUG_DB, else a SQLite file in the user's data directory. One
+    per database for the process. A dictionary, not ``st.cache_resource``: Streamlit's cache
+    hashed its argument and looked up the function's signature at every call (a save and the
+    session's lookups call this several times a run)."""
+    url = os.environ.get("FLOWDEBUG_DB")
+    opened = _STORES.get(url)
+    if opened is None:
+        with _OPENING:
+            opened = _STORES.get(url)
+            if opened is None:
+                opened = _STORES[url] = open_store(url)
+    return opened
 
 
 # -- the open session, saved after every change ------------------------------------------------
