@@ -42,7 +42,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -283,6 +283,7 @@ async def measure(
         "p50": percentile(steps, 50),
         "p95": percentile(steps, 95),
         "p99": percentile(steps, 99),
+        "step_ms": steps,  # for --rounds: the Steps of every round pooled
         "tool_p95": percentile(tool, 95),
         "big_n": len(big),
         "big_p50": percentile(big, 50),
@@ -361,6 +362,14 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run each cell this many times, the checkouts in turn (A B, B A, A B ...), and "
+        "print each checkout's Steps pooled over the rounds: one run's p95 moves by tens of "
+        "ms from run to run on a shared machine",
+    )
+    ap.add_argument(
         "--presenter", action="store_true", help="every attendee turns presenter mode on first"
     )
     ap.add_argument("--json", type=Path, help="also append each row to this file (JSON lines)")
@@ -395,15 +404,35 @@ def main() -> None:
     for gc_mode in args.gc.split(","):
         for app in args.app.split(","):
             for n in counts:
-                for root in roots:  # back to back: the machine's load is alike for both
-                    r = cell(root, app, gc_mode, n, seconds, long_run, args)
-                    print(f"{root.name[:8]:<9}{row(app, gc_mode, r)}", flush=True)
-                    if r["first_error"]:
-                        print(f"  first error: {r['first_error']}", flush=True)
-                    if args.json:
-                        with args.json.open("a") as out:
-                            record = {"code": str(root), "app": app, "gc": gc_mode, **r}
-                            out.write(json.dumps(record) + "\n")
+                runs: dict[Path, list[dict[str, object]]] = {root: [] for root in roots}
+                for k in range(args.rounds):
+                    # back to back, the order turned each round: the machine's load drifts
+                    for root in roots if k % 2 == 0 else roots[::-1]:
+                        r = cell(root, app, gc_mode, n, seconds, long_run, args)
+                        runs[root].append(r)
+                        print(f"{root.name[:8]:<9}{row(app, gc_mode, r)}", flush=True)
+                        if r["first_error"]:
+                            print(f"  first error: {r['first_error']}", flush=True)
+                        if args.json:
+                            with args.json.open("a") as out:
+                                record = {"code": str(root), "app": app, "gc": gc_mode, **r}
+                                record.pop("step_ms")
+                                out.write(json.dumps(record) + "\n")
+                if args.rounds > 1:
+                    for root, done in runs.items():
+                        print(f"{root.name[:8]:<9}{pooled(done)}", flush=True)
+
+
+def pooled(runs: list[dict[str, object]]) -> str:
+    """One checkout's rounds in one line: the Steps that run no tool pooled, and the spread."""
+    steps = [ms for r in runs for ms in cast(list[float], r["step_ms"])]
+    each = "/".join(f"{r['p95']:.0f}" for r in runs)
+    cpu = sum(cast(float, r["cpu_pct"]) for r in runs) / len(runs)
+    return (
+        f"pooled over {len(runs)} rounds: {len(steps)} steps, p50 "
+        f"{percentile(steps, 50):.0f}, p95 {percentile(steps, 95):.0f}, p99 "
+        f"{percentile(steps, 99):.0f} ms; cpu% {cpu:.0f} (mean); p95 by round {each}"
+    )
 
 
 def cell(

@@ -53,6 +53,24 @@ def test_workshop_load_prints_latency_cpu_and_memory_for_the_floor_and_the_app()
     assert float(app[10]) > 0  # the 1,000-message column (here 30): its p95
 
 
+def test_workshop_load_rounds_pool_each_checkouts_steps():
+    out = run(
+        str(BENCH / "workshop_load.py"),
+        *("--app", "floor", "--gc", "off", "--clients", "1", "--seconds", "1", "--rounds", "2"),
+        *("--think", "0.1", "0.2"),
+    )
+    each = rows(out, ROOT.name[:8])
+    runs = [r for r in each if r[1] == "floor"]
+    assert len(runs) == 2
+    (line,) = [line for line in out.splitlines() if "pooled over 2 rounds" in line]
+    found = re.search(
+        r": (\d+) steps, p50 \d+, p95 (\d+), p99 \d+ ms; .*p95 by round (\d+)/(\d+)$", line
+    )
+    assert found, line
+    assert int(found[1]) == sum(int(r[4]) for r in runs)  # every round's Steps, pooled
+    assert [found[3], found[4]] == [r[6] for r in runs]
+
+
 def test_workshop_load_long_run_samples_memory_on_the_way():
     out = run(
         str(BENCH / "workshop_load.py"),
