@@ -34,7 +34,7 @@ import inspect
 import math
 from collections.abc import Callable
 from functools import cache
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter, ValidationInfo, field_validator, model_validator
 
@@ -56,9 +56,11 @@ from flowdebug.engine.sandboxing.sandbox import (
 )
 from flowdebug.errors import UsageError
 from flowdebug.hosting import Refused, refusal
-from flowdebug.mcp.client import CALL_TIMEOUT, McpClient, McpError
 from flowdebug.mcp.spec import McpServerSpec
 from flowdebug.model import ErrorType, Tool, _Model
+
+if TYPE_CHECKING:
+    from flowdebug.mcp.client import McpClient
 
 REFUSED_ERROR_TYPE: ErrorType = "disabled"  # a handler the host does not allow to run here
 # The validation context of an entry declared in code from a function object (python_tool).
@@ -294,19 +296,29 @@ _MARGIN = 0.2
 
 def mcp_client(spec: McpServerSpec, owner: str) -> McpClient:
     """``owner``'s connection to ``spec``'s server, held in the resource registry: closed with
-    its owner, or earlier when more than the process's bound are open (least recently used)."""
+    its owner, or earlier when more than the process's bound are open (least recently used).
+
+    The MCP client (and the SDK under it, half a second of imports) loads at the first MCP
+    call, not with this module: a process that runs no MCP tool (the CLI, the stores' other
+    processes, the sample MCP server itself, which is a server and no client) never pays it."""
+    from flowdebug.mcp.client import McpClient
+
     return RESOURCES.open(owner, ("mcp", spec.key), lambda: McpClient(spec), group="mcp")
 
 
 def prepare_mcp_handler(handler: McpHandler, ctx: ToolContext) -> None:
     """Connect the session's client before a batch's timeouts start (a stdio server takes a
     second or two to start). A server that cannot be reached is reported by the call."""
+    from flowdebug.mcp.client import McpError
+
     with contextlib.suppress(McpError):
         mcp_client(handler.server, ctx.session_id).connect()
 
 
 def run_mcp_handler(handler: McpHandler, arguments: dict[str, Any], ctx: ToolContext) -> Outcome:
     """What :class:`~flowdebug.engine.execution.handlers.McpHandler` runs: one ``tools/call``."""
+    from flowdebug.mcp.client import CALL_TIMEOUT
+
     remaining = ctx.remaining
     timeout = (
         CALL_TIMEOUT if remaining == float("inf") else max(round(remaining - _MARGIN, 1), 0.05)
