@@ -6,7 +6,9 @@
   fixed seed so a failure repeats, and no deadline (the loop runs more workers than cores);
 - ``long``, by hand: fifteen times the examples, or the count a test names for it.
 
-A test states its examples as ``max_examples=examples(n)``: ``n`` is what CI runs.
+A test states its examples as ``max_examples=examples(n)``: ``n`` is what CI runs. A test
+whose cost grows with a size it chooses (a history of 400 turns) states it as
+``size(400, fast=160)``: CI and the long profile run the first, the fast loop the second.
 """
 
 from __future__ import annotations
@@ -41,3 +43,8 @@ def examples(n: int, long: int | None = None) -> int:
     if name == "fast":
         return max(2, round(n * SCALE[name]))
     return round(n * SCALE[name])
+
+
+def size(n: int, fast: int) -> int:
+    """A size a test runs at: ``n`` (what CI runs), or ``fast`` under the fast profile."""
+    return fast if profile() == "fast" else n
