@@ -58,7 +58,7 @@ test: $(BIN)/.installed
 # No browser module is in it, so no test needs a group: --dist worksteal gives each worker a
 # contiguous half and moves tests from the end of the busier one, so a module's fixtures and a
 # process's caches (the source scans) are built on one worker, not both, and the workers end
-# together (2 workers: 125 s and 190 s of CPU with loadgroup, 114 s and 172 s with this).
+# together (2 workers: 125 s and 190 s of CPU with loadgroup, 113-116 s and 172-177 s with it).
 FAST := not browser and not postgres and not bench
 test-fast: $(BIN)/.installed
 	FLOWDEBUG_HYPOTHESIS=fast $(BIN)/python -m pytest -n $(WORKERS) --dist worksteal -m "$(FAST)" \
