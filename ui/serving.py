@@ -20,8 +20,6 @@ from typing import Any
 from streamlit import config
 from streamlit.runtime import app_session
 
-_ORIGINAL = "_flowdebug_original"
-
 
 def theme_once() -> bool:
     """Make Streamlit build each theme section of ``new_session`` once per parsed config.
@@ -29,7 +27,7 @@ def theme_once() -> bool:
     populate = getattr(app_session, "_populate_theme_msg", None)
     if populate is None:
         return False
-    if hasattr(populate, _ORIGINAL):
+    if getattr(populate, "flowdebug", False):
         return True  # twice is once
     app_session._populate_theme_msg = _cached(populate)
     return True
@@ -39,11 +37,11 @@ def _cached(populate: Callable[..., None]) -> Callable[..., None]:
     built: dict[str, Any] = {}
     lock = threading.Lock()
 
-    def forget(*_: object) -> None:
+    def forget() -> None:
         with lock:
             built.clear()
 
-    # Called at once with the config already parsed, and again at every later parse.
+    # Emptied at every later parse of the config (it starts empty: nothing to forget now).
     config.on_config_parsed(forget, force_connect=True)
 
     def populate_theme(msg: Any, section: str = "theme") -> None:
@@ -59,5 +57,7 @@ def _cached(populate: Callable[..., None]) -> Callable[..., None]:
         if done.ListFields():  # a section with nothing set leaves the message untouched
             msg.MergeFrom(done)
 
-    setattr(populate_theme, _ORIGINAL, populate)
+    # Marked as nodelay_on_accept marks its own wrapper: ours, and what it wraps.
+    populate_theme.flowdebug = True  # type: ignore[attr-defined]
+    populate_theme.__wrapped__ = populate  # type: ignore[attr-defined]
     return populate_theme

@@ -36,13 +36,13 @@ def test_this_streamlit_has_the_step_to_wrap_and_twice_is_once():
     assert theme_once(), "Streamlit no longer builds new_session's theme in _populate_theme_msg"
     wrapped = app_session._populate_theme_msg
     assert theme_once() and app_session._populate_theme_msg is wrapped
-    assert hasattr(wrapped, "_flowdebug_original")
+    assert wrapped.flowdebug and callable(wrapped.__wrapped__)  # type: ignore[attr-defined]
 
 
 def test_each_section_is_written_as_streamlit_writes_it_and_follows_a_new_parse(reparse):
     theme_once()
     cached = app_session._populate_theme_msg
-    original = cached._flowdebug_original  # type: ignore[attr-defined]
+    original = cached.__wrapped__  # type: ignore[attr-defined]
     assert set(SECTIONS) == {
         "theme", "theme.light", "theme.dark", "theme.sidebar", "theme.light.sidebar",
         "theme.dark.sidebar",

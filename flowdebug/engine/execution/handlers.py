@@ -298,9 +298,10 @@ def mcp_client(spec: McpServerSpec, owner: str) -> McpClient:
     """``owner``'s connection to ``spec``'s server, held in the resource registry: closed with
     its owner, or earlier when more than the process's bound are open (least recently used).
 
-    The MCP client (and the SDK under it, half a second of imports) loads at the first MCP
-    call, not with this module: a process that runs no MCP tool (the CLI, the stores' other
-    processes, the sample MCP server itself, which is a server and no client) never pays it."""
+    flowdebug's MCP client (and the SDK under it, about 0.7 s of imports) loads at the first
+    MCP call, not with this module: a process that steps or saves sessions without an MCP tool
+    (the CLI, the stores' other processes) never pays it. An MCP server still loads the SDK's
+    client with its server: the SDK's package imports both."""
     from flowdebug.mcp.client import McpClient
 
     return RESOURCES.open(owner, ("mcp", spec.key), lambda: McpClient(spec), group="mcp")
