@@ -5,15 +5,19 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
-# Tests run on this many workers, spread test by test (--dist loadgroup), except that a
-# browser module's tests stay on one worker (an xdist_group mark, tests/e2e/conftest.py: its
-# browser fixture stays with it). Two, the default: 443 s of CPU (user and system) at
-# d28a381, timed at 23.5 minutes on 2 cores that other runs kept at a load of 12-20 (not
-# timed on an idle machine). WORKERS=0 runs them one after another in one process. The run
-# ends with its 15 slowest tests (--durations), to see where the time goes. Three workers on
-# two cores loaded the machine so that the Play browser tests, which time a playback, failed
-# in about half the runs.
-WORKERS ?= 2
+# `make test` runs on this many workers, spread test by test (--dist loadgroup), except that
+# the browser modules are dealt into two groups, lanes, each kept on one worker
+# (tests/e2e/conftest.py: a module's browser and servers stay with it; at most two Chromiums at
+# once). Three on two cores: two work through the browser lanes, which mostly wait, while the
+# third runs the unit tests, and all three share what is left. The whole suite keeps both cores
+# busy (Chromium's renderers are most of the browser tests' CPU): pytest 486-499 s on two
+# workers, 408-411 s on three (three runs, one with the lanes; none failed), 415 s on four
+# (stop 40). WORKERS=0 runs them one after another in one process. The run ends with its 15
+# slowest tests (--durations).
+WORKERS ?= 3
+# `make test-fast` has no browser test to wait for: two workers keep its CPU lowest (three:
+# 107 s and 196 s of CPU against 111 s and 168 s).
+FAST_WORKERS ?= 2
 # Python keeps the bytecode it compiles (__pycache__, ignored by git) even where the shell says
 # not to: each test worker imports the whole project and its tests, which took 15 s of CPU to
 # collect test-fast without the cache and 9 s with it, and every test that starts a Python
@@ -61,7 +65,7 @@ test: $(BIN)/.installed
 # together (2 workers: 125 s and 190 s of CPU with loadgroup, 113-116 s and 172-177 s with it).
 FAST := not browser and not postgres and not bench
 test-fast: $(BIN)/.installed
-	FLOWDEBUG_HYPOTHESIS=fast $(BIN)/python -m pytest -n $(WORKERS) --dist worksteal -m "$(FAST)" \
+	FLOWDEBUG_HYPOTHESIS=fast $(BIN)/python -m pytest -n $(FAST_WORKERS) --dist worksteal -m "$(FAST)" \
 		--durations=15
 
 typecheck: $(BIN)/.installed

@@ -18,22 +18,58 @@ if not Path(CHROMIUM).exists() and os.environ.get("CI"):
 HERE = Path(__file__).resolve().parent
 
 
+LANES = 2
+"""Workers that run browser tests at once under ``--dist loadgroup``: the browser modules are
+dealt into this many groups (lanes), so that on three workers (`make test`) two of them work
+through the browser modules, which mostly wait for a page or a server, while the third runs
+the unit tests, which keep a core busy; the other workers join the unit tests once their lane
+is done. Every browser module in one group, or one each, left a core idle or put three Chromiums
+on two cores."""
+
+SECONDS = {
+    "e2e-postgres": 83, "test_play": 80, "test_resources": 51, "test_browser": 45,
+    "test_aligned": 38, "test_teaching": 31, "test_projector": 28, "test_session_owners": 28,
+    "test_xss_aligned": 27, "test_developer_loop": 26, "test_room_pulse": 20, "test_xss": 19,
+    "test_first_visit": 10, "test_rejection": 9,
+}  # fmt: skip
+"""What each browser module (the PostgreSQL ones as one) took, setup to teardown, with two
+workers on an idle two-core machine (stop 40): the weights by which the lanes are dealt.
+A module missing here weighs the median; a stale figure only makes the lanes less even."""
+
+
+def lanes(units: list[str], lanes: int = LANES) -> dict[str, int]:
+    """Each unit's lane: the heaviest first, each into the lightest lane so far (ties by
+    name, so every worker deals the same lanes, as ``--dist loadgroup`` requires)."""
+    known = sorted(SECONDS.values())
+    median = known[len(known) // 2]
+    load = [0.0] * lanes
+    out: dict[str, int] = {}
+    for unit in sorted(set(units), key=lambda u: (-SECONDS.get(u, median), u)):
+        lane = load.index(min(load))
+        out[unit] = lane
+        load[lane] += SECONDS.get(unit, median)
+    return out
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]):
     """A browser module's tests run on one worker (``--dist loadgroup``: its module-scoped
-    server starts once); the modules on PostgreSQL share one group, so that its server and
-    app servers start once for all of them. Without Chromium (outside CI) they are skipped,
-    saying why."""
+    server starts once), in one of :data:`LANES` groups of modules; the modules on PostgreSQL
+    stay together, so that its server and app servers start once for all of them. Without
+    Chromium (outside CI) they are skipped, saying why."""
     skip = None if Path(CHROMIUM).exists() else pytest.mark.skip(reason="Chromium is not installed")
+    units: dict[pytest.Item, str] = {}
     for item in items:
         path = Path(item.path).resolve()
         if HERE in path.parents:
             on_pg = "pg" in getattr(item, "fixturenames", ())
-            group = "e2e-postgres" if on_pg else f"e2e-{path.stem}"
-            item.add_marker(pytest.mark.xdist_group(group))
-            item.add_marker(pytest.mark.browser)  # one module without the mark ran in test-fast
-            if skip:
-                item.add_marker(skip)
+            units[item] = "e2e-postgres" if on_pg else path.stem
+    dealt = lanes(list(units.values()))
+    for item, unit in units.items():
+        item.add_marker(pytest.mark.xdist_group(f"e2e-lane{dealt[unit]}"))
+        item.add_marker(pytest.mark.browser)  # one module without the mark ran in test-fast
+        if skip:
+            item.add_marker(skip)
     result = yield
     if getattr(config.option, "loadgroup", False):  # an xdist worker under --dist loadgroup
         _name_groups(items)

@@ -25,3 +25,19 @@ def _scope(tree: ast.Module, name: str) -> str:
 def test_the_browser_fixture_ends_with_its_module():
     tree = ast.parse((ROOT / "tests" / "e2e" / "conftest.py").read_text(encoding="utf-8"))
     assert _scope(tree, "browser") in ("function", "class", "module")
+
+
+def test_browser_modules_are_dealt_into_even_lanes_the_same_on_every_worker():
+    from tests.e2e.conftest import LANES, SECONDS, lanes
+
+    modules = sorted(p.stem for p in (ROOT / "tests" / "e2e").glob("test_*.py"))
+    assert set(SECONDS) - {"e2e-postgres"} <= set(modules), "a weight for a module that is gone"
+    units = [*modules, "e2e-postgres"]
+    dealt = lanes(units)
+    assert set(dealt) == set(units) and set(dealt.values()) == set(range(LANES))
+    assert lanes(list(reversed(units))) == dealt  # the order of collection does not matter
+    load = [sum(SECONDS.get(u, 0) for u in units if dealt[u] == lane) for lane in range(LANES)]
+    assert max(load) - min(load) <= max(SECONDS.values()), load
+    # A module without a weight counts as the median one, not as nothing.
+    assert lanes(["test_new"], 3) == {"test_new": 0}
+    assert lanes(["test_play", "test_new", "e2e-postgres"], 2)["test_new"] == 1
