@@ -339,7 +339,7 @@ def main() -> None:
         action="append",
         help="a checkout to serve (default: this one); given twice, the two run cell by cell",
     )
-    ap.add_argument("--app", default="floor,flowdebug", help="floor, flowdebug or both")
+    ap.add_argument("--app", default="floor,flowdebug", help="floor, flowdebug or floor,flowdebug")
     ap.add_argument("--clients", default="1,10,30", help="the N to run, comma-separated")
     ap.add_argument("--seconds", type=float, default=60, help="stepping time per cell")
     ap.add_argument("--minutes", type=float, default=0, help="one long run at the largest N")
@@ -386,6 +386,9 @@ def main() -> None:
         "under each row",
     )
     args = ap.parse_args()
+    unknown = sorted(set(args.app.split(",")) - {"floor", "flowdebug"})
+    if unknown:  # any other name ran the app without its 1,000-message seat, unannounced
+        ap.error(f"--app {','.join(unknown)}: use floor, flowdebug or floor,flowdebug")
     global TRACE_MEMORY, GC_STATS
     TRACE_MEMORY, GC_STATS = args.trace_memory, args.gc_stats
     roots = [r.resolve() for r in args.root or [ROOT]]

@@ -53,6 +53,16 @@ def test_workshop_load_prints_latency_cpu_and_memory_for_the_floor_and_the_app()
     assert float(app[10]) > 0  # the 1,000-message column (here 30): its p95
 
 
+def test_workshop_load_refuses_an_app_it_does_not_know():
+    # "both" once ran the app without its 1,000-message seat and printed it as a row
+    out = subprocess.run(
+        [sys.executable, str(BENCH / "workshop_load.py"), "--app", "both"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 2 and "--app both: use floor, flowdebug" in out.stderr, out.stderr
+    assert not out.stdout
+
+
 def test_workshop_load_rounds_pool_each_checkouts_steps():
     out = run(
         str(BENCH / "workshop_load.py"),
