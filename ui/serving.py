@@ -32,8 +32,9 @@ messages to the sockets. A message is sent only when the loop gets the interpret
 with 5 ms slices every script thread running at that moment could hold it for its full slice
 first. bench/workshop_load.py at N = 30, four rounds each, this against dd866bb: the Step's p95
 41 ms pooled (38, 41, 41, 44 by round) against 48 (50, 39, 39, 57); three rounds against this
-checkout with 5 ms slices: 51 (50, 54, 48) against 55 (59, 37, 69). The tail moves less from round
-to round; the server's CPU rises 1-3 points of a core."""
+checkout with 5 ms slices: 51 (50, 54, 48) against 55 (59, 37, 69); a later four rounds against
+dd866bb: 58 against 55. The tail moves less from round to round (fifteen rounds 38-66 ms, where
+5 ms gave 37-163); the server's CPU rises 1-3 points of a core."""
 
 
 def short_switches(interval: float = SWITCH_INTERVAL) -> None:
