@@ -12,16 +12,13 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from flowdebug.emulator.serving import nodelay_on_accept
 from flowdebug.views import room_pulse
-from ui.serving import short_switches, theme_once
+from ui.serving import theme_once
 
 # Each message of a run leaves at once, not after the browser's delayed ACK (about 40 ms a
 # Step): see nodelay_on_accept. Loaded before the server accepts its first connection.
 nodelay_on_accept()
 # Each run's new_session message copies the theme built once: see ui.serving.
 theme_once()
-# A thread hands the interpreter over after 1 ms, not 5: the loop that sends each message waits
-# less behind the room's script threads (see ui.serving.SWITCH_INTERVAL).
-short_switches()
 
 # app.py declares the pages with st.navigation; the pages/ folder beside it is not Streamlit's
 # old pages directory. Streamlit decides that once per process, at the first browser session,

@@ -8,40 +8,17 @@ room of 30 stepping (py-spy, bench/workshop_load.py). The theme cannot change wh
 runs (``st.set_option`` refuses theme options; a reparsed config file is caught below), so
 :func:`theme_once` builds each section's message once and copies it into every later message.
 
-With a room stepping, a Step's script thread, the other sessions' script threads and the event
-loop that sends every message take the interpreter in turn: :func:`short_switches` makes a
-thread that holds it hand it over after 1 ms instead of Python's 5 (see there).
-
-A helper of the pages, not a page: ``serve.py`` calls both.
+A helper of the pages, not a page: ``serve.py`` calls it.
 """
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from streamlit import config
 from streamlit.runtime import app_session
-
-SWITCH_INTERVAL = 0.001
-"""Seconds a thread may keep the interpreter once another asks for it (Python's default: 0.005).
-A room's server is one process: thirty script threads and the event loop that writes their
-messages to the sockets. A message is sent only when the loop gets the interpreter back, and
-with 5 ms slices every script thread running at that moment could hold it for its full slice
-first. bench/workshop_load.py at N = 30, four rounds each, this against dd866bb: the Step's p95
-41 ms pooled (38, 41, 41, 44 by round) against 48 (50, 39, 39, 57); three rounds against this
-checkout with 5 ms slices: 51 (50, 54, 48) against 55 (59, 37, 69); a later four rounds against
-dd866bb: 58 against 55. The tail moves less from round to round (fifteen rounds 38-66 ms, where
-5 ms gave 37-163); the server's CPU rises 1-3 points of a core."""
-
-
-def short_switches(interval: float = SWITCH_INTERVAL) -> None:
-    """Let a thread keep the interpreter at most ``interval`` seconds once another waits for it
-    (never longer than it already is)."""
-    if sys.getswitchinterval() > interval:
-        sys.setswitchinterval(interval)
 
 
 def theme_once() -> bool:

@@ -3,16 +3,14 @@ would write, built once per parsed config instead of once per run."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from streamlit import config
 from streamlit.proto.NewSession_pb2 import CustomThemeConfig
 from streamlit.runtime import app_session
 
-from ui.serving import SWITCH_INTERVAL, short_switches, theme_once
+from ui.serving import theme_once
 
 SECTIONS = ["theme"] + [f"theme.{c.value}" for c in config.CustomThemeCategories]
 
@@ -73,22 +71,3 @@ def test_a_theme_with_nothing_set_leaves_the_message_untouched(reparse):
     for _ in range(2):
         app_session._populate_theme_msg(outer.light, "theme.light")
         assert not outer.HasField("light") and outer.ByteSize() == 0
-
-
-def test_short_switches_shortens_the_interpreters_slices_and_never_lengthens_them():
-    before = sys.getswitchinterval()
-    try:
-        sys.setswitchinterval(0.005)
-        short_switches()
-        assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL, rel=0.01)
-        assert SWITCH_INTERVAL < 0.005
-        sys.setswitchinterval(0.0005)
-        short_switches()
-        assert sys.getswitchinterval() == pytest.approx(0.0005, rel=0.01)
-    finally:
-        sys.setswitchinterval(before)
-
-
-def test_serve_py_shortens_the_slices_of_the_server_it_starts():
-    source = (Path(__file__).resolve().parents[2] / "serve.py").read_text(encoding="utf-8")
-    assert "\nshort_switches()\n" in source
