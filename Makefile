@@ -11,7 +11,7 @@ PORT   ?= 8501
 # once). Three on two cores: two work through the browser lanes, which mostly wait, while the
 # third runs the unit tests, and all three share what is left. The whole suite keeps both cores
 # busy (Chromium's renderers are most of the browser tests' CPU): pytest 486-499 s on two
-# workers in a clean clone, 466 s on three; pytest alone in a working checkout 408-411 s on
+# workers in a clean clone, 397-466 s on three; pytest alone in a working checkout 408-411 s on
 # three (three runs, one with the lanes; none failed), 415 s on four (stop 40). WORKERS=0 runs them one after another in one process. The run ends with its 15
 # slowest tests (--durations).
 WORKERS ?= 3
