@@ -12,8 +12,9 @@ PORT   ?= 8501
 # third runs the unit tests, and all three share what is left. The whole suite keeps both cores
 # busy (Chromium's renderers are most of the browser tests' CPU): pytest 486-499 s on two
 # workers in a clean clone, 397-466 s on three; pytest alone in a working checkout 408-411 s on
-# three (three runs, one with the lanes; none failed), 415 s on four (stop 40). WORKERS=0 runs them one after another in one process. The run ends with its 15
-# slowest tests (--durations).
+# three (three runs, one with the lanes; none failed), 415 s on four (stop 40). WORKERS=0
+# runs them one after another in one process. The run ends with its 15 slowest tests
+# (--durations).
 WORKERS ?= 3
 # `make test-fast` has no browser test to wait for: two workers keep its CPU lowest (three:
 # 107 s and 196 s of CPU against 111 s and 168 s).

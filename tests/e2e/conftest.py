@@ -24,8 +24,8 @@ dealt into this many groups (lanes), so that on three workers (`make test`) two 
 through the browser modules, which mostly wait for a page or a server, while the third runs
 the unit tests, which keep a core busy; the other workers join the unit tests once their lane
 is done. With a group per module, xdist hands the groups out first: three Chromiums ran at once
-for four minutes and the unit tests after them, in the same wall time (408-411 s against 408 s:
-the suite is bound by the machine's CPU either way), with one Chromium more at a time."""
+for four minutes and the unit tests after them. The wall time is the same either way (408-411 s
+against 408 s: the suite is bound by the machine's CPU); the lanes keep one Chromium fewer."""
 
 SECONDS = {
     "e2e-postgres": 83, "test_play": 80, "test_resources": 51, "test_browser": 45,
