@@ -4,24 +4,17 @@ text that is its parsed body's JSON a reference to it; exports unchanged, byte f
 
 from __future__ import annotations
 
-import json
 import sqlite3
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from flowdebug.engine.execution.handlers import Toolset
-from flowdebug.engine.session.exchange_bodies import JSON_OF, compact, expanded, raw_text
+from flowdebug.engine.session.exchange_bodies import JSON_OF, compact, raw_text
 from flowdebug.engine.session.session_state import SessionState
 from flowdebug.model import Conversation
 from flowdebug.store.db import StoreError
-from flowdebug.store.objects import Objects
-from flowdebug.store.packing import Packer, unpacker
 from flowdebug.store.rows import state_json
 from flowdebug.store.sessions import open_store
-from tests.hypothesis_profiles import examples
-from tests.store.test_store_packing import json_values
 
 
 def _message(i: int) -> dict:
@@ -50,14 +43,8 @@ def _recording(n: int) -> SessionState:
     )
 
 
-@settings(max_examples=examples(200), deadline=None)
-@given(st.dictionaries(st.text(), json_values, max_size=6))
-def test_any_item_reads_back_as_the_text_unpacker_reads_it(item):
-    packer = Packer()
-    body = packer.pack(json.dumps(item))
-    text = unpacker(dict(packer.values))(body)
-    got = expanded(Objects(dict(packer.values)).row(body))
-    assert json.dumps(got, ensure_ascii=False) == json.dumps(json.loads(text), ensure_ascii=False)
+# That any item reads back as objects equal to what the text unpacker reads is
+# tests/store/test_store_packing.py's property test: the two readers share its draws.
 
 
 def test_a_loaded_recording_shares_each_history_item_between_its_requests(tmp_path):
