@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.source_scan import parsed
 from ui.keys import STATE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -46,7 +47,7 @@ def keys_used(tree: ast.AST) -> set[str]:
 
 
 def used_in_the_app() -> set[str]:
-    return set().union(*(keys_used(ast.parse(p.read_text("utf-8"))) for p in SOURCES))
+    return set().union(*(keys_used(parsed(p)) for p in SOURCES))
 
 
 def test_every_session_state_key_the_app_uses_is_declared():

@@ -5,6 +5,7 @@ emits at runtime is declared."""
 from __future__ import annotations
 
 import ast
+import functools
 import typing
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from flowdebug.lint.base.codes import FINDING_CODES, FindingCode
 from flowdebug.lint.linter import lint_conversation
 from flowdebug.model import Conversation, Message, Text, Tool, ToolCall, ToolResult
 from tests.cases import CONVERSATIONS, PARIS, PARIS_RESULT, TOKYO, TOKYO_RESULT, WEATHER_TOOL
-from tests.source_scan import leaves
+from tests.source_scan import leaves, parsed
 
 SOURCE = Path(__file__).resolve().parents[2] / "flowdebug"
 DECLARED = set(typing.get_args(FindingCode))
@@ -52,7 +53,11 @@ def source_codes(trees: dict[Path, ast.Module]) -> dict[str, list[str]]:
     return found
 
 
-SOURCE_CODES = source_codes({p: ast.parse(p.read_text()) for p in SOURCE.rglob("*.py")})
+@functools.cache
+def flowdebug_codes() -> dict[str, list[str]]:
+    """The codes flowdebug's source passes, read when a test first asks (not while the module
+    is collected: every worker collects it) from the trees the other source scans share."""
+    return source_codes({p: parsed(p) for p in sorted(SOURCE.rglob("*.py"))})
 
 
 def test_finding_code_type_and_meanings_declare_the_same_codes():
@@ -62,17 +67,17 @@ def test_finding_code_type_and_meanings_declare_the_same_codes():
 
 
 def test_every_code_the_source_passes_is_declared():
-    undeclared = {c: w for c, w in SOURCE_CODES.items() if c not in DECLARED}
+    undeclared = {c: w for c, w in flowdebug_codes().items() if c not in DECLARED}
     assert undeclared == {}
 
 
 def test_every_declared_code_is_passed_somewhere_in_the_source():
-    assert sorted(DECLARED - SOURCE_CODES.keys()) == []
+    assert sorted(DECLARED - flowdebug_codes().keys()) == []
 
 
 def test_source_scan_sees_codes_in_the_pairing_table_and_in_a_conditional():
-    assert any("lint/base/pairing.py" in w for w in SOURCE_CODES["results_not_adjacent"])
-    assert any("gemini/rules.py" in w for w in SOURCE_CODES["first_message_not_user"])
+    assert any("lint/base/pairing.py" in w for w in flowdebug_codes()["results_not_adjacent"])
+    assert any("gemini/rules.py" in w for w in flowdebug_codes()["first_message_not_user"])
     found = source_codes({SOURCE / "x.py": ast.parse("RULE.at('made_up', '$')")})
     assert found == {"made_up": ["flowdebug/x.py:1"]}
 
