@@ -205,6 +205,22 @@ def wait_idle(page) -> None:
     page.wait_for_function(_IDLE, polling=50, timeout=30_000)
 
 
+def forget(page) -> None:
+    """Make ``page`` a browser the app has never seen, on an empty document (the last test's
+    session closed with its page): no cookie (a shared server's owner secret), nothing any
+    origin it visited stored (the sidebar's sections), the pointer out of the way."""
+    page.goto("about:blank")
+    context = page.context
+    origins = [o["origin"] for o in context.storage_state()["origins"]]
+    if origins:
+        cdp = context.new_cdp_session(page)
+        for origin in origins:
+            cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+        cdp.detach()
+    context.clear_cookies()
+    page.mouse.move(0, 0)
+
+
 def open_sidebar(page) -> None:
     """Open the sidebar when it is collapsed (presenter mode collapses it)."""
     if page.locator("[data-testid='stSidebar'][data-collapsed='true']").count():

@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from flowdebug import hosting
 from tests import pgserver
-from tests.e2e.app_server import CHROMIUM, FLAGS, app_server, fresh, wait_idle
+from tests.e2e.app_server import CHROMIUM, FLAGS, app_server, forget, fresh, wait_idle
 
 if not Path(CHROMIUM).exists() and os.environ.get("CI"):
     raise RuntimeError(f"{CHROMIUM} is missing: CI must install Debian's chromium")
@@ -134,21 +135,73 @@ def shared_pair(pg, tmp_path_factory):
         yield url_a, url_b, db
 
 
+class _Chromium:
+    """Headless Chromium, started when a browser test first asks for it and kept for the
+    browser tests that follow on this worker (under ``--dist loadgroup`` a lane's modules come
+    one after another): starting Playwright's driver and Chromium costs 1.1 s of CPU, once per
+    lane rather than once per module.
+
+    Stopped before any other test runs on the worker (:func:`pytest_runtest_setup`): while sync
+    Playwright runs, its event loop is this thread's running loop, so a later test that runs
+    one of its own (asyncio.run, anyio.run: the MCP, recorder and room-route tests) failed with
+    "cannot be called from a running event loop"."""
+
+    def __init__(self) -> None:
+        self._playwright: Any = None
+        self._browser: Any = None
+
+    def get(self) -> Any:
+        if self._browser is None:
+            from playwright.sync_api import sync_playwright
+
+            self._playwright = sync_playwright().start()
+            try:
+                self._browser = self._playwright.chromium.launch(
+                    executable_path=CHROMIUM, args=FLAGS, headless=True
+                )
+            except BaseException:
+                self.stop()
+                raise
+        return self._browser
+
+    def stop(self) -> None:
+        browser, playwright = self._browser, self._playwright
+        self._browser = self._playwright = None
+        try:
+            if browser is not None:
+                browser.close()
+        finally:
+            if playwright is not None:
+                playwright.stop()
+
+
+CHROMIUM_PROCESS = _Chromium()
+
+
+class _StopChromium:
+    """Stops Chromium before any test outside this folder (a plugin of its own: a conftest's
+    own hooks see only the tests beside it), and at the end of the session."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        if HERE not in Path(item.path).resolve().parents:
+            CHROMIUM_PROCESS.stop()
+
+    def pytest_sessionfinish(self) -> None:
+        CHROMIUM_PROCESS.stop()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.pluginmanager.has_plugin("flowdebug-stop-chromium"):
+        config.pluginmanager.register(_StopChromium(), "flowdebug-stop-chromium")
+
+
 @pytest.fixture(scope="module")
 def browser():
-    """Headless Chromium for one browser module (a module needing another kind of page makes
-    its own context from this one); each test or module works in a browser context of its own.
-
-    Per module, not per worker: while sync Playwright runs, its event loop is this thread's
-    running loop, so every later test on the worker that runs one of its own (asyncio.run,
-    anyio.run: the MCP, recorder and room-route tests) failed with "cannot be called from a
-    running event loop". A module's end stops it."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        yield b
-        b.close()
+    """Headless Chromium (one for the browser modules that run one after another on this
+    worker: :class:`_Chromium`); each test or module works in a browser context of its own,
+    and a module needing another kind of page makes its own context from this one."""
+    return CHROMIUM_PROCESS.get()
 
 
 def _at_start_of(page, scenario: str) -> bool:
@@ -159,21 +212,33 @@ def _at_start_of(page, scenario: str) -> bool:
     return chosen.startswith(f"{scenario} ") and bool(at_zero)
 
 
-@pytest.fixture
-def page(browser, server, request):
-    """A new browser context (so a session of its own) at the module's ``WIDTH`` by ``HEIGHT``
-    (1700 by 1300 if it names none); a module with ``OPENS_DEBUGGER = True`` gets the page
-    already on the Debugger with the weather scenario at step 0."""
+@pytest.fixture(scope="module")
+def tab(browser, request):
+    """One browser context and its page for a module's tests, at the module's ``WIDTH`` by
+    ``HEIGHT`` (1700 by 1300 if it names none): see :func:`page`."""
     module = request.module
     size = {"width": getattr(module, "WIDTH", 1700), "height": getattr(module, "HEIGHT", 1300)}
     ctx = browser.new_context(viewport=size)
     pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
-    if getattr(module, "OPENS_DEBUGGER", False):
-        pg.goto(server, wait_until="domcontentloaded")
-        pg.locator(".st-key-step button").first.wait_for()
-        wait_idle(pg)
-        if not _at_start_of(pg, "weather"):
-            fresh(pg)
     yield pg
     ctx.close()
+
+
+@pytest.fixture
+def page(tab, server, request):
+    """A page as a new browser would open it (no cookie, nothing stored: a session of its
+    own), in its module's tab (:func:`tab`). A module with ``OPENS_DEBUGGER = True`` gets it
+    already on the Debugger with the weather scenario at step 0.
+
+    One tab per module rather than a context per test: a tab that loads the app again reuses
+    its renderer, which has compiled Streamlit's scripts once; a new context starts a renderer
+    that compiles them all again (2.0 s of Chromium's CPU a load against 0.95 s)."""
+    forget(tab)
+    tab.set_default_timeout(30_000)
+    if getattr(request.module, "OPENS_DEBUGGER", False):
+        tab.goto(server, wait_until="domcontentloaded")
+        tab.locator(".st-key-step button").first.wait_for()
+        wait_idle(tab)
+        if not _at_start_of(tab, "weather"):
+            fresh(tab)
+    return tab

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.app_server import ROOT, app_server, wait_idle
+from tests.e2e.app_server import ROOT, app_server, forget, wait_idle
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 PAGE = Path(__file__).resolve().parent / "play_page.py"
@@ -32,14 +32,14 @@ def play_server(tmp_path_factory):
         yield url
 
 
-def _open(browser, url: str):
-    ctx = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    page = ctx.new_page()
+def _open(page, url: str):
+    """The module's tab (tests/e2e/conftest.py ``tab``) as a new browser, on ``url``."""
+    forget(page)
     page.set_default_timeout(30_000)
     page.goto(url, wait_until="domcontentloaded")
     _play_button(page).wait_for()
     wait_idle(page)
-    return ctx, page
+    return page
 
 
 def _play_button(page):
@@ -176,8 +176,8 @@ def _in_order(captions: list[str], expected: list[str]) -> bool:
     return len(found) == len(expected) and found == sorted(found)
 
 
-def test_play_runs_the_cycle_then_reveals_it_event_by_event(browser, play_server):
-    ctx, page = _open(browser, play_server)
+def test_play_runs_the_cycle_then_reveals_it_event_by_event(tab, play_server):
+    page = _open(tab, play_server)
     assert "the cycle runs" in page.locator(".st-key-fd_play_caption").inner_text()
     _pace(page, "0.5 s")
     _record(page)
@@ -193,11 +193,10 @@ def test_play_runs_the_cycle_then_reveals_it_event_by_event(browser, play_server
     assert _in_order(captions, WEATHER), captions
     # At the end Play stops by itself and offers to start over.
     _button_says(page, "Play")
-    ctx.close()
 
 
-def test_pause_stops_where_it_is_and_play_goes_on(browser, play_server):
-    ctx, page = _open(browser, play_server)
+def test_pause_stops_where_it_is_and_play_goes_on(tab, play_server):
+    page = _open(tab, play_server)
     _record(page)
     _play_button(page).click()  # the 1 s pace
     seen = _watch(page, until=3)
@@ -213,11 +212,10 @@ def test_pause_stops_where_it_is_and_play_goes_on(browser, play_server):
     after = _watch(page, until=paused[0] + 1, seconds=10)
     after = [a for a in after if a[0] != paused[0]]  # the paused event, redrawn as Play starts
     assert after[0][0] == paused[0] + 1, (paused, after)  # on from there, not from the start
-    ctx.close()
 
 
-def test_the_story_acts_out_a_refusal_and_keeps_the_fields_one_click_away(browser, play_server):
-    ctx, page = _open(browser, f"{play_server}/?fault=drop_result@%231")
+def test_the_story_acts_out_a_refusal_and_keeps_the_fields_one_click_away(tab, play_server):
+    page = _open(tab, f"{play_server}/?fault=drop_result@%231")
     _pace(page, "0.5 s")
     _record(page)
     _play_button(page).click()  # no trace yet: Play runs the cycle first
@@ -237,7 +235,6 @@ def test_the_story_acts_out_a_refusal_and_keeps_the_fields_one_click_away(browse
     assert "stop_reason: end_turn" in fields and "finishReason: STOP" in fields
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.locator(".st-key-fd_story").screenshot(path=str(SHOTS / "play-story.png"))
-    ctx.close()
 
 
 def _collapse_sidebar(page) -> None:
@@ -246,11 +243,11 @@ def _collapse_sidebar(page) -> None:
     wait_idle(page)
 
 
-def test_play_on_the_debugger_follows_each_event_until_paused(browser, server):
+def test_play_on_the_debugger_follows_each_event_until_paused(tab, server):
     """The real Debugger, from a fresh session: Play runs the weather cycle, then the aligned
     view grows one event at a time, each with its sentence in order, and the view follows
     the newest event down the page; Pause stops it there."""
-    ctx, page = _open(browser, server)
+    page = _open(tab, server)
     _collapse_sidebar(page)
     # The checks between event 9 and the Pause take a few seconds on a loaded machine (three
     # test workers on two cores): at 1 s an event the playback had once reached its end, so
@@ -289,13 +286,12 @@ def test_play_on_the_debugger_follows_each_event_until_paused(browser, server):
     assert 9 <= paused[0] < 13 and paused[2] == paused[0], paused
     page.wait_for_timeout(4_500)  # over two beats at this pace: nothing moves
     assert _now(page, ALIGNED) == paused
-    ctx.close()
 
 
-def test_play_on_the_debugger_never_fights_a_person_who_scrolls(browser, server):
+def test_play_on_the_debugger_never_fights_a_person_who_scrolls(tab, server):
     """A wheel during Play means the person looks elsewhere: the view stays where they put it
     while the events go on; pressing Play again (after Pause) follows again."""
-    ctx, page = _open(browser, server)
+    page = _open(tab, server)
     _collapse_sidebar(page)
     _pace(page, "0.5 s")
     _record(page, ALIGNED)
@@ -325,4 +321,3 @@ def test_play_on_the_debugger_never_fights_a_person_who_scrolls(browser, server)
     end = page.evaluate(VIEW_TOP), page.evaluate(SCROLL_TOP)
     assert min(abs(end[0] - where[0]), abs(end[1] - where[1])) < 5, (where, end)
     assert page.evaluate("() => window.__gone") == 0
-    ctx.close()
