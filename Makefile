@@ -7,14 +7,14 @@ BIN    := $(VENV)/bin
 PORT   ?= 8501
 # `make test` runs on this many workers, spread test by test (--dist loadgroup), except that
 # the browser modules are dealt into two groups, lanes, each kept on one worker
-# (tests/e2e/conftest.py: a module's browser and servers stay with it; at most two Chromiums at
-# once). Three on two cores: two work through the browser lanes, which mostly wait, while the
-# third runs the unit tests, and all three share what is left. The whole suite keeps both cores
-# busy (Chromium's renderers are most of the browser tests' CPU): pytest 486-499 s on two
-# workers in a clean clone, 397-466 s on three; pytest alone in a working checkout 408-411 s on
-# three (three runs, one with the lanes; none failed), 415 s on four (stop 40). WORKERS=0
-# runs them one after another in one process. The run ends with its 15 slowest tests
-# (--durations).
+# (tests/e2e/conftest.py: a module's servers stay with it, a lane's Chromium with the lane; at
+# most two Chromiums at once). Three on two cores: two work through the browser lanes, which
+# mostly wait, while the third runs the unit tests, and all three share what is left. The
+# whole suite keeps both cores busy (loading the app in Chromium is most of the browser tests'
+# CPU): pytest 486-499 s on two workers in a clean clone, 397-466 s on three (stop 40), 384 s
+# on three once a module's tests share a tab and a lane one Chromium (stop 41; 365 s in a
+# working checkout). WORKERS=0 runs them one after another in one process. The run ends with
+# its 15 slowest tests (--durations).
 WORKERS ?= 3
 # `make test-fast` has no browser test to wait for: two workers keep its CPU lowest (three:
 # 107 s and 196 s of CPU against 111 s and 168 s).
