@@ -210,6 +210,10 @@ def test_outside_presenter_mode_the_controls_keep_one_row_above_the_lane_header(
     their narrow cells."""
     choose_layout(page, "Teaching picture (one cycle")
     page.get_by_text("Graph layout").first.click()  # closed again: the bar as a reader sees it
+    # Closing reruns the page, which then draws the panel without its choices. A Turn pressed
+    # before that run came would be abandoned by it (a run started by another widget stops the
+    # one under way), as it was once in CI when the run took over wait_idle's 500 ms to begin.
+    page.get_by_text("Teaching picture (one cycle").first.wait_for(state="detached")
     wait_idle(page)
     turn = page.locator(".st-key-step_turn button").first
     SHOTS.mkdir(parents=True, exist_ok=True)
