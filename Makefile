@@ -11,10 +11,10 @@ PORT   ?= 8501
 # most two Chromiums at once). Three on two cores: two work through the browser lanes, which
 # mostly wait, while the third runs the unit tests, and all three share what is left. The
 # whole suite keeps both cores busy (loading the app in Chromium is most of the browser tests'
-# CPU): pytest 486-499 s on two workers in a clean clone, 397-466 s on three (stop 40), 384 s
-# on three once a module's tests share a tab and a lane one Chromium (stop 41; 365 s in a
-# working checkout). WORKERS=0 runs them one after another in one process. The run ends with
-# its 15 slowest tests (--durations).
+# CPU): pytest 486-499 s on two workers in a clean clone, 397-466 s on three (stop 40), 348 s
+# on three once a module's tests share a tab, a lane one Chromium and parametrized property
+# tests their draws (stop 41; `make test` 336 s once installed). WORKERS=0 runs them one after
+# another in one process. The run ends with its 15 slowest tests (--durations).
 WORKERS ?= 3
 # `make test-fast` has no browser test to wait for: two workers keep its CPU lowest (three:
 # 107 s and 196 s of CPU against 111 s and 168 s).
