@@ -16,9 +16,11 @@ PORT   ?= 8501
 # tests their draws (stop 41; `make test` 336 s once installed). WORKERS=0 runs them one after
 # another in one process. The run ends with its 15 slowest tests (--durations).
 WORKERS ?= 3
-# `make test-fast` has no browser test to wait for: two workers keep its CPU lowest (three:
-# 107 s and 196 s of CPU against 111 s and 168 s).
-FAST_WORKERS ?= 2
+# `make test-fast` on three: a third worker runs while the others wait on timeouts the tests
+# set off on purpose (a hung handler's deadline, a server's shutdown). Stop 41, one after the
+# other: three 93.4 / 91.6 s and 169 / 165 s of CPU, two 101.9-108.7 s and 150-165 s (at stop 39
+# three were 107 s against 111 s, and two kept).
+FAST_WORKERS ?= 3
 # Python keeps the bytecode it compiles (__pycache__, ignored by git) even where the shell says
 # not to: each test worker imports the whole project and its tests, which took 15 s of CPU to
 # collect test-fast without the cache and 9 s with it, and every test that starts a Python
