@@ -19,20 +19,16 @@ from tests.paths import REAL, WIRE
 from tests.protocols.bedrock.botocheck import request_problems, response_problems
 from tests.protocols.bedrock.helpers import through_bedrock
 from tests.protocols.test_no_silent_change import silent
-from tests.protocols.test_roundtrip import LOSS_CODES, conversations, losses
+from tests.protocols.test_roundtrip import (
+    LOSS_CODES,
+    conversations,
+    each_pair_keeps_or_warns,
+    losses,
+    roundtrip,
+)
 
 OTHERS = [n for n in protocols.PROTOCOLS if n != "bedrock"]
 MODEL_PROTOCOLS = [n for n in OTHERS if n != "mcp"]
-
-
-def roundtrip(conv: Conversation, a: str, b: str) -> tuple[Conversation, Conversation, set[str]]:
-    """A -> B -> A as tests/protocols/test_roundtrip.py does it."""
-    ca, cb = protocols.get(a), protocols.get(b)
-    start = ca.decode_request(ca.encode_request(conv).value).value
-    to_b = cb.encode_request(start)
-    middle = cb.decode_request(to_b.value)
-    back = ca.decode_request(ca.encode_request(middle.value).value).value
-    return start, back, {w.code for w in [*to_b.warnings, *middle.warnings]}
 
 
 PAIRS = [(a, "bedrock") for a in OTHERS] + [("bedrock", b) for b in OTHERS]
@@ -50,12 +46,7 @@ def test_weather_survives_every_pair_with_bedrock_without_loss(a, b):
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(conv=conversations())
 def test_a_to_b_to_a_with_bedrock_keeps_calls_and_results_or_warns(conv):
-    for a, b in PAIRS:
-        start, back, found = roundtrip(conv, a, b)
-        for invariant in losses(start, back):
-            assert found & LOSS_CODES[invariant], (
-                f"{a}->{b}->{a} lost {invariant} without a warning (got {sorted(found)})"
-            )
+    each_pair_keeps_or_warns(conv, PAIRS)
 
 
 @settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
