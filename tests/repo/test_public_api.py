@@ -74,13 +74,18 @@ def test_the_package_ships_its_type_information():
 
 
 def test_importing_flowdebug_and_the_command_stays_light():
+    # Nothing heavy comes with the package or the command; and a scenario without an MCP
+    # server runs without the MCP SDK (0.7 s of CPU to import): the first MCP listing loads
+    # it, not every process that loads a scenario (the app, `flowdebug run`, a Session).
     code = (
         "import sys, flowdebug, flowdebug.cli.main; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('mcp', 'streamlit', 'anthropic', 'openai', 'pandas') or m == 'flowdebug.engine'))"
+        "('mcp', 'streamlit', 'anthropic', 'openai', 'pandas') or m == 'flowdebug.engine')); "
+        "flowdebug.Session.from_scenario('weather').run(); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'mcp_types'}))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert out.stdout.splitlines() == ["[]", "[]"]
 
 
 def test_no_module_imports_the_face_of_its_own_package():

@@ -7,7 +7,6 @@ import time
 from collections import OrderedDict
 
 from flowdebug.engine.execution.handlers import McpHandler, ToolEntry, Toolset
-from flowdebug.mcp.client import McpClient
 from flowdebug.mcp.spec import McpServerSpec
 from flowdebug.model import Tool
 
@@ -30,6 +29,10 @@ def list_server_tools(spec: McpServerSpec, *, refresh: bool = False) -> list[Too
         kept = _LISTINGS.get(spec.key)
     if kept is not None and not refresh and now - kept[0] < LISTING_TTL:
         return list(kept[1])
+    # The MCP SDK (0.7 s of CPU to import, mostly its types) is loaded by the first listing,
+    # not by every process that loads a scenario: the app, `flowdebug run`, a Session.
+    from flowdebug.mcp.client import McpClient
+
     with McpClient(spec) as client:
         tools = client.list_tools()
     with _LISTINGS_LOCK:
