@@ -15,6 +15,14 @@ def parsed(path: Path) -> ast.Module:
     return ast.parse(path.read_text("utf-8"))
 
 
+@functools.cache
+def walk(tree: ast.AST) -> tuple[ast.AST, ...]:
+    """Every node of ``tree``, in ``ast.walk``'s order, listed once per test process: eight
+    tests walk the whole source, and walking was most of their time (a list is read far faster
+    than ``ast.walk`` yields). The trees are only read."""
+    return tuple(ast.walk(tree))
+
+
 def leaves(node: ast.expr | None) -> Iterator[ast.expr]:
     """The values an expression can stand for, as far as the source spells them: both arms
     of a conditional, a tuple's, list's or set's items (also inside ``frozenset(...)``), else

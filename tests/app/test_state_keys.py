@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.source_scan import parsed
+from tests.source_scan import parsed, walk
 from ui.keys import STATE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -23,7 +23,7 @@ def _is_state(node: ast.AST) -> bool:
 def keys_used(tree: ast.AST) -> set[str]:
     """Literal keys used with st.session_state, and the module's key constants (``"fd_…"``)."""
     used: set[str] = set()
-    for n in ast.walk(tree):
+    for n in walk(tree):
         if isinstance(n, ast.Attribute) and _is_state(n.value) and n.attr not in METHODS:
             used.add(n.attr)
         elif isinstance(n, ast.Subscript) and _is_state(n.value):

@@ -17,7 +17,7 @@ from flowdebug.engine.execution.handler_io import (
     exception_outcome,
 )
 from flowdebug.model import ERROR_TYPES, ErrorType, ToolResult
-from tests.source_scan import leaves, parsed
+from tests.source_scan import leaves, parsed, walk
 
 SOURCE = Path(__file__).resolve().parents[2] / "flowdebug"
 DECLARED = set(typing.get_args(ErrorType))
@@ -37,7 +37,7 @@ def _named_error_type(node: ast.expr) -> bool:
 
 
 def _error_type_expressions(tree: ast.Module) -> Iterator[ast.expr]:
-    for node in ast.walk(tree):
+    for node in walk(tree):
         match node:
             case ast.Call(func=func, args=args, keywords=keywords):
                 name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")

@@ -13,7 +13,7 @@ from flowdebug.lint.base.codes import FINDING_CODES, FindingCode
 from flowdebug.lint.linter import lint_conversation
 from flowdebug.model import Conversation, Message, Text, Tool, ToolCall, ToolResult
 from tests.cases import CONVERSATIONS, PARIS, PARIS_RESULT, TOKYO, TOKYO_RESULT, WEATHER_TOOL
-from tests.source_scan import leaves, parsed
+from tests.source_scan import leaves, parsed, walk
 
 SOURCE = Path(__file__).resolve().parents[2] / "flowdebug"
 DECLARED = set(typing.get_args(FindingCode))
@@ -24,7 +24,7 @@ def _passed_codes(tree: ast.Module) -> list[ast.expr]:
     ``Finding(level, code, ...)``, ``finding(level, code, ...)``, the pairing table's values
     and what is annotated ``FindingCode``."""
     out: list[ast.expr] = []
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Call):
             f = node.func
             name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)

@@ -18,7 +18,7 @@ from flowdebug.protocols.base import ConversionWarning
 from flowdebug.protocols.convert import convert
 from flowdebug.protocols.warning_codes import WARNING_CODES, WarningCode
 from tests.cases import CONVERSATIONS, RESPONSES
-from tests.source_scan import leaves, parsed
+from tests.source_scan import leaves, parsed, walk
 
 SOURCE = Path(__file__).resolve().parents[2] / "flowdebug"
 DECLARED = set(typing.get_args(WarningCode))
@@ -40,7 +40,7 @@ def _code_slots(trees: dict[Path, ast.Module]) -> Slots:
     """
     slots: Slots = {}
     for path, tree in trees.items():
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, ast.FunctionDef):
                 params = [a for a in node.args.args if a.arg not in ("self", "cls")]
                 for i, a in enumerate(params):
@@ -63,7 +63,7 @@ def _code_expressions(trees: dict[Path, ast.Module]) -> Iterator[tuple[str, ast.
     slots = _code_slots(trees)
     assert {(None, "add"), (None, "ConversionWarning"), (None, "SchemaRewrite")} <= slots.keys()
     for path, tree in trees.items():
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, ast.Call):
                 f = node.func
                 name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)

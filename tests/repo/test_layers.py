@@ -9,6 +9,8 @@ import ast
 import functools
 from pathlib import Path
 
+from tests.source_scan import parsed, walk
+
 REPO = Path(__file__).resolve().parents[2]
 ROOT = REPO / "flowdebug"
 # Each floor names its folders: ``flowdebug.<folder>`` inside the library, else a top package.
@@ -61,7 +63,7 @@ def _known(name: str, known: set[str]) -> str | None:
 def imports(name: str, path: Path, known: set[str]) -> set[str]:
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     out = set()
-    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+    for node in walk(parsed(path)):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]

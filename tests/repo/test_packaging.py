@@ -16,6 +16,7 @@ from packaging.version import Version
 
 import flowdebug
 from scripts.lowest_constraints import constraints
+from tests.source_scan import parsed, walk
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
@@ -45,7 +46,7 @@ def imported(*paths: str) -> dict[str, set[str]]:
         for p in ((ROOT / path).rglob("*.py") if (ROOT / path).is_dir() else [ROOT / path])
     ]
     for file in files:
-        for node in ast.walk(ast.parse(file.read_text("utf-8"))):
+        for node in walk(parsed(file)):
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

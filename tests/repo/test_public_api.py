@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import flowdebug
+from tests.source_scan import parsed, walk
 
 ROOT = Path(__file__).resolve().parents[2]
 INIT = ROOT / "flowdebug" / "__init__.py"
@@ -94,7 +95,7 @@ def test_no_module_imports_the_face_of_its_own_package():
     for path in sorted((ROOT / "flowdebug").rglob("*.py")):
         if path == INIT:
             continue
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        for node in walk(parsed(path)):
             if isinstance(node, ast.Import) and any(a.name == "flowdebug" for a in node.names):
                 offenders.append(f"{path.relative_to(ROOT)}: import flowdebug")
             if isinstance(node, ast.ImportFrom) and node.module == "flowdebug":
