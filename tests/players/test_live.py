@@ -148,6 +148,27 @@ def test_every_recording_client_verifies_tls_with_one_context_made_once():
     assert contexts[0].get_ca_certs()
 
 
+@pytest.mark.parametrize("protocol", ["anthropic", "openai-chat", "openai-responses", "gemini"])
+def test_a_live_call_reads_no_certificates_after_the_first(recorded, protocol, monkeypatch):
+    # google-genai made a TLS context for websockets at every client it built (never used
+    # here): another 25 ms of CPU at every Gemini call.
+    loads = []
+    for method in ("load_verify_locations", "load_default_certs"):
+        real = getattr(ssl.SSLContext, method)
+
+        def counted(self, *args, _real=real, _method=method, **kwargs):
+            loads.append(_method)
+            return _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(ssl.SSLContext, method, counted)
+    conv = cases.WEATHER_INITIAL
+    p = player(recorded, protocol, model=ANY_RECORDING[protocol], stream=False)
+    p.respond(conv)
+    loads.clear()
+    p.respond(conv)
+    assert loads == []
+
+
 @pytest.mark.parametrize("protocol", ["anthropic", "openai-chat", "openai-responses"])
 @pytest.mark.parametrize("case", list(cases.CONVERSATIONS))
 def test_anthropic_and_openai_sdks_send_exactly_the_codec_body(recorded, protocol, case):
