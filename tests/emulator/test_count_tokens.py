@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import httpx
 import pytest
 
 from flowdebug import protocols
 from flowdebug.model import dump
 from flowdebug.protocols.token_estimate import compact, estimate_tokens
-from tests import cases
+from tests import cases, plain_http
 
 # Each vendor's count-tokens path, as its reference spells it, and its answer holding 3.
 ROUTES = {
@@ -41,7 +40,7 @@ def test_every_vendor_with_a_count_endpoint_is_emulated():
 @pytest.mark.parametrize("protocol", sorted(ROUTES))
 def test_a_count_request_gets_the_vendors_answer_with_the_estimate(emulator, protocol):
     path, expected = ROUTES[protocol]
-    answer = httpx.post(emulator.url + path, json=BODY, timeout=10)
+    answer = plain_http.post(emulator.url + path, json=BODY, timeout=10)
     assert answer.status_code == 200
     assert answer.json() == expected
     assert protocols.facts(protocol).token_count.read(answer.json()) == 3
@@ -52,7 +51,7 @@ def test_a_count_request_gets_the_vendors_answer_with_the_estimate(emulator, pro
 def test_the_count_is_chars_over_four_of_the_compact_json_whatever_the_spacing(emulator):
     path, _ = ROUTES["anthropic"]
     body = {"messages": [{"role": "user", "content": "Hi there"}], "model": "m"}
-    spaced = httpx.post(
+    spaced = plain_http.post(
         emulator.url + path,
         content=b'{ "model" : "m",  "messages": [ {"role": "user", "content": "Hi there"} ] }',
         headers={"content-type": "application/json"},
@@ -64,7 +63,7 @@ def test_the_count_is_chars_over_four_of_the_compact_json_whatever_the_spacing(e
 
 def test_a_status_fault_answers_the_vendors_error(emulator):
     path, _ = ROUTES["openai-responses"]
-    answer = httpx.post(
+    answer = plain_http.post(
         emulator.url + path, json=BODY, headers={"x-flowdebug-fault": "error-429"}, timeout=10
     )
     assert answer.status_code == 429
@@ -72,7 +71,7 @@ def test_a_status_fault_answers_the_vendors_error(emulator):
 
 
 def test_the_readiness_probe_lists_the_count_routes(emulator):
-    routes = httpx.get(emulator.url + "/health", timeout=10).json()["routes"]
+    routes = plain_http.get(emulator.url + "/health", timeout=10).json()["routes"]
     assert "POST /v1/messages/count_tokens" in routes
     assert "POST /model/{modelId}/count-tokens" in routes
 
@@ -82,7 +81,9 @@ def test_a_turn_of_a_model_that_counts_nothing_reports_the_estimate_as_usage(emu
     codec = protocols.get(protocol)
     conv = cases.WEATHER_INITIAL
     route = emulator.base_url(protocol).removeprefix(emulator.url) + PLAY[protocol]
-    answer = httpx.post(emulator.url + route, json=codec.encode_request(conv).value, timeout=10)
+    answer = plain_http.post(
+        emulator.url + route, json=codec.encode_request(conv).value, timeout=10
+    )
     turn = codec.decode_response(answer.json()).value
     canonical = {k: v for k, v in dump(conv).items() if k in ("system", "tools", "messages")}
     assert turn.usage == {

@@ -18,7 +18,7 @@ from flowdebug.emulator.server import FAULT_HEADER, Emulator
 from flowdebug.errors import UsageError
 from flowdebug.players.keyword import KeywordPlayer, KeywordRule
 from flowdebug.players.live.wire import SSEParser
-from tests import cases
+from tests import cases, plain_http
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUTES = {
@@ -29,13 +29,8 @@ ROUTES = {
 }
 
 
-# One TLS context for every request below (the emulator speaks plain HTTP): a request's client
-# would otherwise read the CA certificates again, about 25 ms of CPU each.
-TLS = httpx.create_ssl_context()
-
-
 def post(emu: Emulator, path: str, body, **kw) -> httpx.Response:
-    return httpx.post(emu.url + path, json=body, timeout=10, verify=TLS, **kw)
+    return plain_http.post(emu.url + path, json=body, timeout=10, **kw)
 
 
 def request_body(protocol: str, conv=cases.WEATHER_INITIAL, **extra):
@@ -88,7 +83,7 @@ def test_openai_routes_work_without_the_v1_prefix_and_gemini_under_v1(emulator):
 
 def test_unknown_route_is_404_and_the_root_says_what_is_served(emulator):
     assert post(emulator, "/v2/complete", {}).status_code == 404
-    health = httpx.get(emulator.url + "/health", timeout=10)
+    health = plain_http.get(emulator.url + "/health", timeout=10)
     assert health.json()["emulator"] == "flowdebug"
     assert "POST /v1/messages" in health.json()["routes"]
 
@@ -99,7 +94,7 @@ def test_a_request_the_codec_cannot_decode_gets_the_vendors_400_with_the_json_pa
     assert r.json()["type"] == "error"
     assert r.json()["error"]["type"] == "invalid_request_error"
     assert r.json()["error"]["message"].startswith("$.messages:")
-    r = httpx.post(emulator.url + "/v1/chat/completions", content=b"{nope", timeout=10)
+    r = plain_http.post(emulator.url + "/v1/chat/completions", content=b"{nope", timeout=10)
     assert r.status_code == 400 and "not valid JSON" in r.json()["error"]["message"]
 
 
@@ -272,7 +267,7 @@ def test_flowdebug_emulate_serves_until_stopped():
         assert first.startswith("flowdebug emulator on http://127.0.0.1:")
         url = first.split()[3]
         body = request_body("anthropic")
-        r = httpx.post(url + "/v1/messages", json=body, timeout=10)
+        r = plain_http.post(url + "/v1/messages", json=body, timeout=10)
         assert r.json()["content"][0]["input"] == {"location": "Paris", "unit": "c"}
     finally:
         proc.terminate()

@@ -12,7 +12,7 @@ import pytest
 
 from flowdebug import protocols
 from flowdebug.emulator.server import MAX_BODY, Emulator
-from tests import cases
+from tests import cases, plain_http
 
 
 def request_body(protocol: str, **extra):
@@ -47,17 +47,17 @@ EMULATOR = {"read_timeout": 0.5, "keep_alive": 0.5}  # the conftest's emulator, 
 def test_a_2_mib_body_gets_the_vendors_413_and_the_server_goes_on(emulator):
     assert MAX_BODY == 1 << 20
     big = request_body("anthropic", metadata={"user_id": "x" * (2 << 20)})
-    r = httpx.post(emulator.url + "/v1/messages", json=big, timeout=10)
+    r = plain_http.post(emulator.url + "/v1/messages", json=big, timeout=10)
     assert r.status_code == 413
     assert r.json()["type"] == "error"
     assert r.json()["error"]["type"] == "request_too_large"
     assert str(MAX_BODY) in r.json()["error"]["message"]
     big = request_body("openai-chat", user="x" * (2 << 20))
-    r = httpx.post(emulator.url + "/v1/chat/completions", json=big, timeout=10)
+    r = plain_http.post(emulator.url + "/v1/chat/completions", json=big, timeout=10)
     assert r.status_code == 413 and set(r.json()["error"]) == {"message", "type", "param", "code"}
-    r = httpx.post(emulator.url + "/model/m/converse", content=b"{" * (2 << 20), timeout=10)
+    r = plain_http.post(emulator.url + "/model/m/converse", content=b"{" * (2 << 20), timeout=10)
     assert r.status_code == 413 and str(MAX_BODY) in r.json()["message"]  # Bedrock's shape
-    r = httpx.post(emulator.url + "/v1/messages", json=request_body("anthropic"), timeout=10)
+    r = plain_http.post(emulator.url + "/v1/messages", json=request_body("anthropic"), timeout=10)
     assert r.status_code == 200 and r.json()["content"][0]["input"]["location"] == "Paris"
 
 
@@ -69,23 +69,23 @@ def test_a_chunked_body_is_refused_once_it_passes_the_cap():
         yield b'"}'
 
     with Emulator(max_body=100_000) as emu:
-        r = httpx.post(emu.url + "/v1/messages", content=chunks(), timeout=10)
+        r = plain_http.post(emu.url + "/v1/messages", content=chunks(), timeout=10)
         assert r.status_code == 413 and "100000 bytes" in r.json()["error"]["message"]
         assert len(emu.requests) == 0  # nothing of it was kept
-        ok = httpx.post(emu.url + "/v1/messages", json=request_body("anthropic"), timeout=10)
+        ok = plain_http.post(emu.url + "/v1/messages", json=request_body("anthropic"), timeout=10)
         assert ok.status_code == 200
 
 
 def test_json_nested_100000_deep_is_a_400_not_a_crash(emulator):
     deep = b"[" * 100_000 + b"]" * 100_000
-    r = httpx.post(emulator.url + "/v1/chat/completions", content=deep, timeout=10)
+    r = plain_http.post(emulator.url + "/v1/chat/completions", content=deep, timeout=10)
     assert r.status_code == 400 and "not valid JSON" in r.json()["error"]["message"]
-    assert httpx.get(emulator.url + "/health", timeout=10).status_code == 200
+    assert plain_http.get(emulator.url + "/health", timeout=10).status_code == 200
 
 
 def test_bedrock_answers_a_body_that_is_not_json_with_its_400(emulator):
     # Bedrock's error body keeps its message at the top, not under "error".
-    r = httpx.post(emulator.url + "/model/m/converse", content=b"{nope", timeout=10)
+    r = plain_http.post(emulator.url + "/model/m/converse", content=b"{nope", timeout=10)
     assert r.status_code == 400 and r.json()["message"] == "the request body is not valid JSON"
 
 
@@ -105,7 +105,7 @@ def test_a_socket_that_sends_headers_and_half_the_body_is_closed_within_the_limi
             b'content-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":'
         )
         assert closed_after(sock, 3) < 1.5
-    assert httpx.get(emulator.url + "/health", timeout=10).status_code == 200
+    assert plain_http.get(emulator.url + "/health", timeout=10).status_code == 200
 
 
 def test_a_socket_trickling_a_byte_at_a_time_is_closed_at_the_deadline(emulator):
@@ -133,7 +133,7 @@ def test_an_idle_connection_is_closed_after_the_keep_alive(emulator):
 
 def test_a_slow_answer_is_not_cut_by_the_read_deadline(emulator):
     # The deadline is for receiving the request; answering may take longer.
-    r = httpx.post(
+    r = plain_http.post(
         emulator.url + "/v1/messages", json=request_body("anthropic", model="slow-1"), timeout=10
     )
     assert r.status_code == 200
@@ -145,7 +145,7 @@ def test_a_slow_answer_is_not_cut_by_the_read_deadline(emulator):
 def test_the_request_log_keeps_only_the_newest_entries():
     with Emulator(keep_requests=3) as emu:
         for n in range(5):
-            httpx.post(
+            plain_http.post(
                 emu.url + "/v1/messages",
                 json=request_body("anthropic", model=f"error-40{n}"),
                 timeout=10,
@@ -159,7 +159,7 @@ def test_the_request_log_keeps_a_bounded_number_of_body_bytes():
             body = request_body(
                 "anthropic", model=f"error-40{n}", metadata={"user_id": "x" * 20_000}
             )
-            httpx.post(emu.url + "/v1/messages", json=body, timeout=10)
+            plain_http.post(emu.url + "/v1/messages", json=body, timeout=10)
         assert sum(e["bytes"] for e in emu.requests) <= 50_000
         assert [e["model"] for e in emu.requests] == ["error-404", "error-405"]
 
@@ -176,7 +176,7 @@ def test_stop_ends_a_slow_answer_and_leaves_no_thread_and_no_listener():
     def slow() -> None:
         body = request_body("anthropic", model="slow-30")
         try:
-            answers.append(httpx.post(url + "/v1/messages", json=body, timeout=40).status_code)
+            answers.append(plain_http.post(url + "/v1/messages", json=body, timeout=40).status_code)
         except httpx.HTTPError:
             answers.append(0)
 
@@ -191,4 +191,4 @@ def test_stop_ends_a_slow_answer_and_leaves_no_thread_and_no_listener():
     assert answers == [200]  # the wait ended and the turn was still answered
     assert set(threading.enumerate()) - before == set()
     with pytest.raises(httpx.ConnectError):
-        httpx.get(url + "/health", timeout=2)
+        plain_http.get(url + "/health", timeout=2)

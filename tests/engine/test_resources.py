@@ -19,6 +19,7 @@ from flowdebug.engine.session.debugger import Session
 from flowdebug.engine.session.jobs import Job
 from flowdebug.errors import UsageError
 from flowdebug.players.keyword import KeywordPlayer, KeywordRule
+from tests import plain_http
 from tests.mcp_servers import SAMPLE_STDIO
 
 
@@ -245,7 +246,7 @@ def test_one_emulator_answers_as_each_mounted_player():
 
         def ask(mount: str) -> httpx.Response:
             url = emu.base_url("openai-chat", mount) + "/chat/completions"
-            return httpx.post(url, json=body, timeout=10)
+            return plain_http.post(url, json=body, timeout=10)
 
         emu.mount(KeywordPlayer([KeywordRule(tool="get_weather", word="weather")]), "a")
         first = ask(calls).json()["choices"][0]["message"]

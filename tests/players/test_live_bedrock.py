@@ -7,7 +7,6 @@ import itertools
 import json
 from typing import Any
 
-import httpx
 import pytest
 from botocore.awsrequest import AWSResponse
 
@@ -19,7 +18,7 @@ from flowdebug.players.live.player import LivePlayer, LiveSettings, live_player
 from flowdebug.players.live.settings import LIVE_PROTOCOLS
 from flowdebug.players.live.wire import REDACTED
 from flowdebug.protocols.bedrock.eventstream import CONTENT_TYPE
-from tests import cases
+from tests import cases, plain_http
 
 AWS_ENV = (
     "AWS_BEARER_TOKEN_BEDROCK",
@@ -43,7 +42,7 @@ def framed(emulator):
     """Whether the emulator frames a ConverseStream as AWS event-stream (the emulator's
     ``frames()`` looks the framer up in Bedrock's facts)."""
     body = protocols.get("bedrock").encode_request(cases.WEATHER_INITIAL).value
-    r = httpx.post(emulator.url + "/model/m/converse-stream", json=body, timeout=10)
+    r = plain_http.post(emulator.url + "/model/m/converse-stream", json=body, timeout=10)
     return r.headers["content-type"] == CONTENT_TYPE
 
 

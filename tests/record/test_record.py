@@ -24,7 +24,7 @@ from flowdebug.record.exchanges import raw_body
 from flowdebug.record.server import RecordingProxy
 from flowdebug.record.sessions import Recorder, extends, wire_history
 from flowdebug.store.sessions import open_store
-from tests import cases
+from tests import cases, plain_http
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = "sk-flowdebug-record-test-0123456789"
@@ -141,9 +141,7 @@ def test_unreachable_upstream_answers_the_vendors_502_and_is_recorded(store):
     recorder = Recorder(store, "down")
     protocol = LIVE_PROTOCOLS[1]
     with RecordingProxy(recorder, upstream="http://127.0.0.1:9") as proxy:
-        import httpx
-
-        r = httpx.post(
+        r = plain_http.post(
             proxy.base_url(protocol) + "/chat/completions",
             json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
             headers={"authorization": f"Bearer {KEY}"},
