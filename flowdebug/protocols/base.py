@@ -155,6 +155,14 @@ def _digest(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:8]
 
 
+@functools.cache
+def _outside(allowed: str) -> re.Pattern[str]:
+    """Any character but an ASCII letter, an ASCII digit or one of ``allowed``: one pass of a
+    regular expression over a name (a hostile one can be a megabyte), not a Python-level test
+    of each character."""
+    return re.compile(f"[^A-Za-z0-9{re.escape(allowed)}]")
+
+
 @functools.lru_cache(maxsize=4096)  # pure, and called for every call and result
 def safe_name(protocol: str, name: str) -> str:
     """``name`` if the protocol accepts it, else a deterministic legal rewrite.
@@ -166,8 +174,7 @@ def safe_name(protocol: str, name: str) -> str:
     pattern, limit = facts.name_rule, facts.name_limit
     if pattern.match(name):
         return name
-    allowed = facts.name_chars
-    cleaned = "".join(c if (c.isalnum() and c.isascii()) or c in allowed else "_" for c in name)
+    cleaned = _outside(facts.name_chars).sub("_", name)
     if not pattern.match(cleaned[:1] or "-") and not cleaned[:1].isalpha():
         cleaned = "_" + cleaned  # a rule that wants a letter first (Gemini) gets "_" first
     if not cleaned:
