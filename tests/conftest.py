@@ -4,6 +4,7 @@ leaves out (pyproject.toml declares them)."""
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +31,22 @@ clock.install()
 # "postgres" parameter asks one for a database.
 POSTGRES_FIXTURES = {"pg_server", "pg"}
 STORE_PARAM = "store_url"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Iterator[object]:
+    """Collecting imports every test module and the vendor SDKs they use, millions of objects
+    that live as long as the process: the garbage collector stays off meanwhile (it walked
+    them again and again: 1.2 s of each worker's 6-7 s of collection), and once they are built
+    they leave its sight for good (``gc.freeze``), so that a full collection during the tests
+    no longer walks them all (2.4 of the 21 s of CPU the codec tests took in one process;
+    1.3 s frozen)."""
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.enable()
+        gc.freeze()
 
 
 @pytest.hookimpl(tryfirst=True)
