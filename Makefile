@@ -13,13 +13,12 @@ PORT   ?= 8501
 # whole suite keeps both cores busy (loading the app in Chromium is most of the browser tests'
 # CPU): pytest 486-499 s on two workers in a clean clone, 397-466 s on three (stop 40), 348 s
 # on three once a module's tests share a tab, a lane one Chromium and parametrized property
-# tests their draws (stop 41; `make test` 336 s once installed). WORKERS=0 runs them one after
-# another in one process. The run ends with its 15 slowest tests (--durations).
+# tests their draws (stop 41; `make test` 332 s once installed at stop 42). WORKERS=0 runs
+# them one after another in one process. The run ends with its 15 slowest tests (--durations).
 WORKERS ?= 3
 # `make test-fast` on three: a third worker runs while the others wait on timeouts the tests
-# set off on purpose (a hung handler's deadline, a server's shutdown). Stop 41, one after the
-# other: three 93.4 / 91.6 s and 169 / 165 s of CPU, two 101.9-108.7 s and 150-165 s (at stop 39
-# three were 107 s against 111 s, and two kept).
+# set off on purpose (a hung handler's deadline, a server's shutdown). Stop 42: three 82-85 s
+# and 147-151 s of CPU, two 103 s, four 86 s (docs/performance.md, "The fast loop's CPU").
 FAST_WORKERS ?= 3
 # Python keeps the bytecode it compiles (__pycache__, ignored by git) even where the shell says
 # not to: each test worker imports the whole project and its tests, which took 15 s of CPU to
