@@ -7,6 +7,8 @@ import functools
 from collections.abc import Iterator
 from pathlib import Path
 
+FLOWDEBUG = Path(__file__).resolve().parents[1] / "flowdebug"
+
 
 @functools.cache
 def parsed(path: Path) -> ast.Module:
@@ -21,6 +23,12 @@ def walk(tree: ast.AST) -> tuple[ast.AST, ...]:
     tests walk the whole source, and walking was most of their time (a list is read far faster
     than ``ast.walk`` yields). The trees are only read."""
     return tuple(ast.walk(tree))
+
+
+def flowdebug_trees() -> dict[Path, ast.Module]:
+    """Every module of flowdebug's source, path to tree, in path order (each parsed once per
+    test process: :func:`parsed`)."""
+    return {p: parsed(p) for p in sorted(FLOWDEBUG.rglob("*.py"))}
 
 
 def leaves(node: ast.expr | None) -> Iterator[ast.expr]:

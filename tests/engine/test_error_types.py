@@ -8,7 +8,6 @@ import ast
 import functools
 import typing
 from collections.abc import Iterator
-from pathlib import Path
 
 from flowdebug.engine.execution.handler_io import (
     DEFAULT_ERROR_TYPE,
@@ -17,9 +16,9 @@ from flowdebug.engine.execution.handler_io import (
     exception_outcome,
 )
 from flowdebug.model import ERROR_TYPES, ErrorType, ToolResult
-from tests.source_scan import leaves, parsed, walk
+from tests.source_scan import FLOWDEBUG, flowdebug_trees, leaves, walk
 
-SOURCE = Path(__file__).resolve().parents[2] / "flowdebug"
+SOURCE = FLOWDEBUG
 DECLARED = set(typing.get_args(ErrorType))
 # Calls that take an error type: callee name -> (positional index, keyword).
 TAKERS = {
@@ -81,8 +80,8 @@ def source_error_types() -> dict[str, list[str]]:
     """Every error type the source gives, with where: read when a test first asks (not when
     the module is imported, which every test worker does), once per process."""
     found: dict[str, list[str]] = {}
-    for path in sorted(SOURCE.rglob("*.py")):
-        for expr in _error_type_expressions(parsed(path)):
+    for path, tree in flowdebug_trees().items():
+        for expr in _error_type_expressions(tree):
             for leaf in leaves(expr):
                 if isinstance(leaf, ast.Constant) and isinstance(leaf.value, str):
                     where = f"{path.relative_to(SOURCE.parent)}:{leaf.lineno}"

@@ -13,9 +13,9 @@ from flowdebug.lint.base.codes import FINDING_CODES, FindingCode
 from flowdebug.lint.linter import lint_conversation
 from flowdebug.model import Conversation, Message, Text, Tool, ToolCall, ToolResult
 from tests.cases import CONVERSATIONS, PARIS, PARIS_RESULT, TOKYO, TOKYO_RESULT, WEATHER_TOOL
-from tests.source_scan import leaves, parsed, walk
+from tests.source_scan import FLOWDEBUG, flowdebug_trees, leaves, walk
 
-SOURCE = Path(__file__).resolve().parents[2] / "flowdebug"
+SOURCE = FLOWDEBUG
 DECLARED = set(typing.get_args(FindingCode))
 
 
@@ -57,7 +57,7 @@ def source_codes(trees: dict[Path, ast.Module]) -> dict[str, list[str]]:
 def flowdebug_codes() -> dict[str, list[str]]:
     """The codes flowdebug's source passes, read when a test first asks (not while the module
     is collected: every worker collects it) from the trees the other source scans share."""
-    return source_codes({p: parsed(p) for p in sorted(SOURCE.rglob("*.py"))})
+    return source_codes(flowdebug_trees())
 
 
 def test_finding_code_type_and_meanings_declare_the_same_codes():

@@ -18,9 +18,9 @@ from flowdebug.protocols.base import ConversionWarning
 from flowdebug.protocols.convert import convert
 from flowdebug.protocols.warning_codes import WARNING_CODES, WarningCode
 from tests.cases import CONVERSATIONS, RESPONSES
-from tests.source_scan import leaves, parsed, walk
+from tests.source_scan import FLOWDEBUG, flowdebug_trees, leaves, walk
 
-SOURCE = Path(__file__).resolve().parents[2] / "flowdebug"
+SOURCE = FLOWDEBUG
 DECLARED = set(typing.get_args(WarningCode))
 
 
@@ -95,8 +95,7 @@ def _where(path: Path, node: ast.AST) -> str:
 
 
 def _source_codes(extra: dict[Path, ast.Module] | None = None) -> dict[str, list[str]]:
-    trees = {p: parsed(p) for p in sorted(SOURCE.rglob("*.py"))}
-    trees |= extra or {}
+    trees = flowdebug_trees() | (extra or {})
     found: dict[str, list[str]] = {}
     for where, expr in _code_expressions(trees):
         for leaf in leaves(expr):
