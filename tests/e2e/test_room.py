@@ -14,6 +14,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from flowdebug.store.rooms import Rooms
 from flowdebug.store.sessions import open_store
 from tests.e2e.app_server import wait_idle
+from tests.e2e.room_host import open_room
 from tests.e2e.test_two_servers import open_page, session_of, step
 
 pytestmark = pytest.mark.browser
@@ -53,24 +54,6 @@ def _answer(page, choice: str) -> None:
     page.get_by_text(f"Your answer: {choice}").first.wait_for()
 
 
-def _open_room(teacher) -> None:
-    teacher.get_by_text("Room: attendees follow this session").first.click()
-    wait_idle(teacher)
-    code = teacher.get_by_text("Room code:").first
-    button = teacher.locator(".st-key-fd_room_open button")
-    for _ in range(3):  # a press made while a run redraws the page can be lost (a clean clone's
-        # run once waited 30 s for the code after one press)
-        if button.count():
-            button.first.click()
-            wait_idle(teacher)
-        try:
-            code.wait_for(timeout=10_000)
-            return
-        except PlaywrightTimeout:
-            continue
-    code.wait_for()
-
-
 def test_two_attendees_on_two_servers_follow_predict_and_one_tries_alone(shared_pair, browser):
     url_a, url_b, db = shared_pair
     contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(3)]
@@ -78,7 +61,7 @@ def test_two_attendees_on_two_servers_follow_predict_and_one_tries_alone(shared_
         teacher = open_page(contexts[0], url_a)
         sid = session_of(teacher)
         step(teacher, "the model is asked")
-        _open_room(teacher)
+        open_room(teacher)
         room = Rooms(open_store(db)).of_session(sid)
         assert room is not None
         ann = _room_page(contexts[1], f"{url_a}/room?room={room.code}")

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.app_server import ROOT, wait_idle
+from tests.e2e.room_host import open_room
 from tests.e2e.test_two_servers import open_page, step
 
 pytestmark = pytest.mark.browser
@@ -80,12 +81,7 @@ def test_an_idle_follower_runs_no_script_sees_a_step_within_a_second_and_stops_w
         teacher = open_page(teacher_ctx, server)
         step(teacher, "the model is asked")
         wait_idle(teacher)  # the Step's run drawn: a press during it was lost once in CI
-        teacher.get_by_text("Room: attendees follow this session").first.click()
-        teacher.locator(".st-key-fd_room_open button").first.click()
-        wait_idle(teacher)
-        found = teacher.get_by_text(re.compile(r"Room code: [A-Z2-7]{10}")).first
-        found.wait_for()
-        code = re.search(r"[A-Z2-7]{10}", found.inner_text()).group(0)
+        code = open_room(teacher)
 
         follower = follower_ctx.new_page()
         follower.set_default_timeout(30_000)
