@@ -85,6 +85,11 @@ _FOLLOW = """
         document.addEventListener(kind, () => { if (window.__fdFollowing) stop(); },
           {passive: true, capture: true});
       }
+      // The keys that scroll (PageUp and PageDown are the clicker's Undo and Step).
+      const scrolls = ["ArrowUp", "ArrowDown", "Home", "End", " "];
+      document.addEventListener("keydown", (e) => {
+        if (window.__fdFollowing && scrolls.includes(e.key)) stop();
+      }, {passive: true, capture: true});
     }
     clearInterval(window.__fdFollow);
     window.__fdFollowing = true;

@@ -132,3 +132,30 @@ def test_clicker_keys_step_and_undo(page):
     at_step(page, 1)
     page.keyboard.press("ArrowLeft")
     at_step(page, 0)
+
+
+# Where the Debugger's scrolling main area stands: (top, the most it can scroll).
+SCROLLED = """() => { const m = document.querySelector("[data-testid='stMain']");
+    return [m.scrollTop, m.scrollHeight - m.clientHeight]; }"""
+
+
+def test_a_key_that_scrolls_ends_the_follow(page):
+    """The view follows the lit step for 3 s after a Step, but never against a person: the
+    keys that scroll (End, the arrows up and down, Home, Space) end it, as a wheel or a click
+    does. Before, the follow scrolled the page back to the arrows under the reader's End."""
+    _collapse_sidebar(page)
+    page.locator("h1").first.click()  # the focus on the page, not on a field
+    for n in range(1, 4):
+        page.keyboard.press("PageDown")
+        at_step(page, n)
+    page.wait_for_function("() => !window.__fdFollowing", timeout=10_000)
+    # As a Step's own call does it: the page learns of a step it had not drawn.
+    page.evaluate("() => { window.__fdStep = -1; window.__fdFollowStep(window.__fdStepNow); }")
+    assert page.evaluate("() => window.__fdFollowing")
+    _follows_lit_step(page)
+    page.keyboard.press("End")
+    page.wait_for_function(f"() => {{ const [t, most] = ({SCROLLED})(); return t >= most - 2; }}")
+    assert not page.evaluate("() => window.__fdFollowing")
+    page.wait_for_timeout(600)  # four of the follow's beats
+    top, most = page.evaluate(SCROLLED)
+    assert most > 100 and top >= most - 2, (top, most)  # still where End put it
