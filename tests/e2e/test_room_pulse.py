@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.app_server import ROOT, wait_idle
-from tests.e2e.room_host import open_room
+from tests.e2e.room_host import close_room, open_room
 from tests.e2e.test_two_servers import open_page, step
 
 pytestmark = pytest.mark.browser
@@ -121,7 +121,7 @@ def test_an_idle_follower_runs_no_script_sees_a_step_within_a_second_and_stops_w
         assert box.all_text_contents()[0] == sent["explained"]["meaning"]
         assert _lit(follower) == sent["picture"]["lit"] != lit_before  # the new step's event
 
-        teacher.locator(".st-key-fd_room_close button").first.click()
+        close_room(teacher)
         follower.get_by_text("the instructor closed this room").first.wait_for(timeout=5_000)
         wait_idle(follower)
         closed = follower.evaluate(_WATCH)
