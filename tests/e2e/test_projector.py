@@ -150,8 +150,10 @@ def test_a_key_that_scrolls_ends_the_follow(page):
         at_step(page, n)
     page.wait_for_function("() => !window.__fdFollowing", timeout=10_000)
     # As a Step's own call does it: the page learns of a step it had not drawn.
-    page.evaluate("() => { window.__fdStep = -1; window.__fdFollowStep(window.__fdStepNow); }")
-    assert page.evaluate("() => window.__fdFollowing")
+    assert page.evaluate(
+        "() => { window.__fdStep = -1; window.__fdFollowStep(window.__fdStepNow);"
+        " return window.__fdFollowing; }"
+    )
     _follows_lit_step(page)
     page.keyboard.press("End")
     page.wait_for_function(f"() => {{ const [t, most] = ({SCROLLED})(); return t >= most - 2; }}")
