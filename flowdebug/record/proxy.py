@@ -6,7 +6,9 @@ endpoint by default: its path is the agent's with the vendor's base path (OpenAI
 put after the upstream's base URL. The answer's status, headers and body bytes go back as they
 arrive (SSE and AWS event-stream frames alike, never held back: each chunk goes on before the
 copy kept for the recording reads it); the exchange is decoded and saved once the answer is
-over, on the recorder's thread.
+over, on the recorder's thread. An agent that hangs up before the answer's end (OpenAI's SDK
+does at ``data: [DONE]``) leaves it read to its end for the recording, for a grace of two
+seconds: a complete answer is recorded as complete, whenever the agent stopped reading.
 
 Headers go on as the agent sent them, keys included, except the hop-by-hop ones, and
 ``Accept-Encoding`` narrowed to what the recording can read back (gzip, deflate). The recording
@@ -52,6 +54,7 @@ HOP_BY_HOP = frozenset(
 )  # fmt: skip
 READABLE_ENCODINGS = ("gzip", "deflate", "identity")
 TIMEOUT = httpx.Timeout(connect=10, read=600, write=60, pool=10)  # a model may think for minutes
+GRACE = 2.0  # seconds an answer is still read for the recording after its agent hung up
 
 
 class Host(Protocol):
@@ -137,13 +140,19 @@ class OriginForm:
 def create_app(host: Host) -> Starlette:
     """The ASGI app forwarding to ``host``'s upstream and recording into its recorder."""
     client: httpx.AsyncClient | None = None
+    readers: set[asyncio.Task[None]] = set()  # answers still read for the recording
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         nonlocal client
         host.serving(asyncio.get_running_loop(), asyncio.Event())
         async with httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False) as client:
-            yield
+            try:
+                yield
+            finally:  # the server stops: what is still being read ends, recorded as cut off
+                for task in list(readers):
+                    task.cancel()
+                await asyncio.gather(*readers, return_exceptions=True)
 
     async def relay(
         request: Request,
@@ -165,16 +174,45 @@ def create_app(host: Host) -> Starlette:
             done()
             return None
         capture.respond(answer.status_code, answer.headers)
+        # The answer is read by a task of its own and handed on chunk by chunk: an agent may
+        # hang up as soon as it has what it needs (OpenAI's SDK closes at ``data: [DONE]``,
+        # before the body's end), and the recording still reads the answer to its end, for
+        # :data:`GRACE` seconds at most once the agent has gone.
+        handed: asyncio.Queue[bytes | BaseException | None] = asyncio.Queue()
+        listening = True
 
-        async def chunks() -> AsyncIterator[bytes]:
+        async def read() -> None:
             try:
                 async for chunk in answer.aiter_raw():
-                    yield chunk
+                    if listening:
+                        handed.put_nowait(chunk)  # on to the agent before the copy reads it
                     capture.feed(chunk)
                 capture.feed(b"", final=True)
+                handed.put_nowait(None)
+            except Exception as e:  # the agent's answer breaks off as the upstream's did
+                handed.put_nowait(e)
+            except asyncio.CancelledError:  # the grace is over, or the proxy stops
+                handed.put_nowait(ConnectionAbortedError("the recording proxy cut the answer off"))
+                raise
             finally:
                 await answer.aclose()
                 done()
+
+        reader = asyncio.create_task(read())
+        readers.add(reader)
+        reader.add_done_callback(readers.discard)
+
+        async def chunks() -> AsyncIterator[bytes]:
+            nonlocal listening
+            try:
+                while (item := await handed.get()) is not None:
+                    if isinstance(item, BaseException):
+                        raise item
+                    yield item
+            finally:
+                listening = False
+                if not reader.done():  # the agent hung up before the end
+                    asyncio.get_running_loop().call_later(GRACE, reader.cancel)
 
         return StreamingResponse(chunks(), answer.status_code, _incoming(answer.headers))
 
