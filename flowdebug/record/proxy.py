@@ -4,11 +4,12 @@ A POST on a vendor's route (the emulator's routes: each vendor's facts) is read 
 proxy's cap: the vendor's 413 beyond it) and sent unchanged to the upstream, the vendor's own
 endpoint by default: its path is the agent's with the vendor's base path (OpenAI's ``/v1``)
 put after the upstream's base URL. The answer's status, headers and body bytes go back as they
-arrive (SSE and AWS event-stream frames alike, never held back: each chunk goes on before the
-copy kept for the recording reads it); the exchange is decoded and saved once the answer is
-over, on the recorder's thread. An agent that hangs up before the answer's end (OpenAI's SDK
-does at ``data: [DONE]``) leaves it read to its end for the recording, for a grace of two
-seconds: a complete answer is recorded as complete, whenever the agent stopped reading.
+arrive (SSE and AWS event-stream frames alike, never held back: each chunk is handed on as it
+is read, the recording's copy costing only CPU time); the exchange is decoded and saved once
+the answer is over, on the recorder's thread. An agent that hangs up before the answer's end
+(OpenAI's SDK does at ``data: [DONE]``) leaves it read on for the recording, for a grace of two
+seconds: a complete answer is recorded as complete whenever the agent stopped reading, and what
+the recording holds is what the upstream sent (the agent may have read less of it).
 
 Headers go on as the agent sent them, keys included, except the hop-by-hop ones, and
 ``Accept-Encoding`` narrowed to what the recording can read back (gzip, deflate). The recording
@@ -159,10 +160,12 @@ def create_app(host: Host) -> Starlette:
         url: str,
         body: bytes,
         capture: Capture,
-        done: Callable[[], None],
+        done: Callable[[], None] | None,
     ) -> Response | None:
         """Send the request on and stream the answer back; None when the upstream cannot be
-        reached (``done`` has been called, ``capture`` says why)."""
+        reached (``done`` has been called, ``capture`` says why). ``done``: the recording's,
+        called once the answer is over; None for an answer nothing records (it streams
+        through at the agent's pace)."""
         assert client is not None
         outgoing = client.build_request(request.method, url, headers=_outgoing(request.headers),
                                         content=body)  # fmt: skip
@@ -171,13 +174,31 @@ def create_app(host: Host) -> Starlette:
         except httpx.HTTPError as e:
             capture.respond(502, {"content-type": "text/plain"})
             capture.feed(f"the upstream {capture.url} cannot be reached: {e}".encode(), True)
-            done()
+            if done is not None:
+                done()
             return None
         capture.respond(answer.status_code, answer.headers)
-        # The answer is read by a task of its own and handed on chunk by chunk: an agent may
-        # hang up as soon as it has what it needs (OpenAI's SDK closes at ``data: [DONE]``,
-        # before the body's end), and the recording still reads the answer to its end, for
-        # :data:`GRACE` seconds at most once the agent has gone.
+        headers = _incoming(answer.headers)
+        if done is None:
+            return StreamingResponse(through(answer), answer.status_code, headers)
+        return StreamingResponse(recorded(answer, capture, done), answer.status_code, headers)
+
+    async def through(answer: httpx.Response) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in answer.aiter_raw():
+                yield chunk
+        finally:
+            await answer.aclose()
+
+    def recorded(
+        answer: httpx.Response, capture: Capture, done: Callable[[], None]
+    ) -> AsyncIterator[bytes]:
+        """The answer's chunks for the agent, as they arrive, from a task that reads it to its
+        end for the recording: an agent may hang up as soon as it has what it needs (OpenAI's
+        SDK closes at ``data: [DONE]``, before the body's end). Once the agent has gone, the
+        task reads on for :data:`GRACE` seconds at most, then cuts the upstream off (the
+        exchange is then incomplete). The chunks wait in memory while the agent is slower
+        than the upstream: a model's answer, which the recording keeps whole anyway."""
         handed: asyncio.Queue[bytes | BaseException | None] = asyncio.Queue()
         listening = True
 
@@ -185,18 +206,20 @@ def create_app(host: Host) -> Starlette:
             try:
                 async for chunk in answer.aiter_raw():
                     if listening:
-                        handed.put_nowait(chunk)  # on to the agent before the copy reads it
+                        handed.put_nowait(chunk)
                     capture.feed(chunk)
                 capture.feed(b"", final=True)
                 handed.put_nowait(None)
             except Exception as e:  # the agent's answer breaks off as the upstream's did
                 handed.put_nowait(e)
-            except asyncio.CancelledError:  # the grace is over, or the proxy stops
+            except BaseException:  # cancelled: the grace is over, or the proxy stops
                 handed.put_nowait(ConnectionAbortedError("the recording proxy cut the answer off"))
                 raise
             finally:
-                await answer.aclose()
-                done()
+                try:
+                    await answer.aclose()
+                finally:  # recorded even when cancelled again while closing
+                    done()
 
         reader = asyncio.create_task(read())
         readers.add(reader)
@@ -211,10 +234,10 @@ def create_app(host: Host) -> Starlette:
                     yield item
             finally:
                 listening = False
-                if not reader.done():  # the agent hung up before the end
+                if not reader.done() and not capture.complete:  # the agent hung up early
                     asyncio.get_running_loop().call_later(GRACE, reader.cancel)
 
-        return StreamingResponse(chunks(), answer.status_code, _incoming(answer.headers))
+        return chunks()
 
     def refused(e: ForeignTarget) -> Response:
         log.warning("record: refused: %s", e)
@@ -284,7 +307,7 @@ def create_app(host: Host) -> Starlette:
         url = joined(origin, target)
         body = await request.body()
         capture = Capture(request.method, url, {}, body)
-        answer = await relay(request, url, body, capture, lambda: None)
+        answer = await relay(request, url, body, capture, None)
         return answer or Response(capture.response_text, 502)
 
     async def mcp(request: Request) -> Response:

@@ -7,6 +7,7 @@ decided the flag (CI once recorded a whole OpenAI stream as incomplete)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Iterator
@@ -101,3 +102,34 @@ def test_beyond_the_grace_the_upstream_is_cut_off_and_recorded_as_incomplete(
     assert exchange["complete"] is False
     assert exchange["stream_events"] == [EVENT]
     assert 200 <= exchange["elapsed_ms"] < 2500
+
+
+def test_an_answer_cut_off_while_the_proxy_stops_is_still_recorded(upstream, tmp_path, monkeypatch):
+    """The grace is over and the upstream is being closed when the proxy stops, which cancels
+    that closing again: the exchange is recorded all the same (before, it was lost and the
+    recorder's flush waited out its whole timeout for it)."""
+    monkeypatch.setattr(record_proxy, "GRACE", 0.1)
+    closing = httpx.Response.aclose
+
+    async def slow_close(self: httpx.Response) -> None:
+        await asyncio.sleep(1.0)  # widens the moment the second cancel lands in
+        await closing(self)
+
+    monkeypatch.setattr(httpx.Response, "aclose", slow_close)
+    upstream.lag = 3.0
+    with open_store(str(tmp_path / "r.db")) as store:
+        recorder = Recorder(store, "stopped")
+        with RecordingProxy(recorder, upstream=f"http://127.0.0.1:{upstream.server_port}") as p:
+            url = p.base_url("openai-chat") + "/chat/completions"
+            body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+            with httpx.Client() as client, client.stream("POST", url, json=body) as answer:
+                next(answer.iter_lines())  # the first event, then the agent hangs up
+            time.sleep(0.3)  # the grace is over: the upstream is being closed
+        started = time.perf_counter()
+        recorder.flush(timeout=10)
+        assert time.perf_counter() - started < 5
+        recorder.close()
+        [info] = store.list()
+        [exchange] = store.load(info.id).exchanges
+    assert exchange["complete"] is False
+    assert exchange["stream_events"] == [EVENT]
