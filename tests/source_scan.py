@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 FLOWDEBUG = Path(__file__).resolve().parents[1] / "flowdebug"
@@ -48,3 +48,12 @@ def leaves(node: ast.expr | None) -> Iterator[ast.expr]:
             return
         case _:
             yield node
+
+
+def strings_in(path: Path, exprs: Iterable[ast.expr | None]) -> Iterator[tuple[str, str]]:
+    """Each string constant the expressions can stand for (:func:`leaves`), with where it is
+    spelled (``flowdebug/engine/errors.py:12``)."""
+    for expr in exprs:
+        for leaf in leaves(expr):
+            if isinstance(leaf, ast.Constant) and isinstance(leaf.value, str):
+                yield leaf.value, f"{path.relative_to(FLOWDEBUG.parent)}:{leaf.lineno}"

@@ -16,9 +16,8 @@ from flowdebug.engine.execution.handler_io import (
     exception_outcome,
 )
 from flowdebug.model import ERROR_TYPES, ErrorType, ToolResult
-from tests.source_scan import FLOWDEBUG, flowdebug_trees, leaves, walk
+from tests.source_scan import flowdebug_trees, strings_in, walk
 
-SOURCE = FLOWDEBUG
 DECLARED = set(typing.get_args(ErrorType))
 # Calls that take an error type: callee name -> (positional index, keyword).
 TAKERS = {
@@ -81,11 +80,8 @@ def source_error_types() -> dict[str, list[str]]:
     the module is imported, which every test worker does), once per process."""
     found: dict[str, list[str]] = {}
     for path, tree in flowdebug_trees().items():
-        for expr in _error_type_expressions(tree):
-            for leaf in leaves(expr):
-                if isinstance(leaf, ast.Constant) and isinstance(leaf.value, str):
-                    where = f"{path.relative_to(SOURCE.parent)}:{leaf.lineno}"
-                    found.setdefault(leaf.value, []).append(where)
+        for value, where in strings_in(path, _error_type_expressions(tree)):
+            found.setdefault(value, []).append(where)
     return found
 
 

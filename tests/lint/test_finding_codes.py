@@ -13,9 +13,8 @@ from flowdebug.lint.base.codes import FINDING_CODES, FindingCode
 from flowdebug.lint.linter import lint_conversation
 from flowdebug.model import Conversation, Message, Text, Tool, ToolCall, ToolResult
 from tests.cases import CONVERSATIONS, PARIS, PARIS_RESULT, TOKYO, TOKYO_RESULT, WEATHER_TOOL
-from tests.source_scan import FLOWDEBUG, flowdebug_trees, leaves, walk
+from tests.source_scan import FLOWDEBUG, flowdebug_trees, strings_in, walk
 
-SOURCE = FLOWDEBUG
 DECLARED = set(typing.get_args(FindingCode))
 
 
@@ -45,11 +44,8 @@ def source_codes(trees: dict[Path, ast.Module]) -> dict[str, list[str]]:
     for path, tree in trees.items():
         if path.name == "codes.py":
             continue  # the declaration itself
-        for expr in _passed_codes(tree):
-            for leaf in leaves(expr):
-                if isinstance(leaf, ast.Constant) and isinstance(leaf.value, str):
-                    where = f"{path.relative_to(SOURCE.parent)}:{leaf.lineno}"
-                    found.setdefault(leaf.value, []).append(where)
+        for value, where in strings_in(path, _passed_codes(tree)):
+            found.setdefault(value, []).append(where)
     return found
 
 
@@ -78,7 +74,7 @@ def test_every_declared_code_is_passed_somewhere_in_the_source():
 def test_source_scan_sees_codes_in_the_pairing_table_and_in_a_conditional():
     assert any("lint/base/pairing.py" in w for w in flowdebug_codes()["results_not_adjacent"])
     assert any("gemini/rules.py" in w for w in flowdebug_codes()["first_message_not_user"])
-    found = source_codes({SOURCE / "x.py": ast.parse("RULE.at('made_up', '$')")})
+    found = source_codes({FLOWDEBUG / "x.py": ast.parse("RULE.at('made_up', '$')")})
     assert found == {"made_up": ["flowdebug/x.py:1"]}
 
 
