@@ -205,6 +205,24 @@ def wait_idle(page) -> None:
     page.wait_for_function(_IDLE, polling=50, timeout=30_000)
 
 
+def open_page(context, url: str, ready: str = "h1"):
+    """A new tab of ``context`` on ``url``, once ``ready`` (a selector) is drawn and the first
+    script run is over."""
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(url, wait_until="domcontentloaded")
+    page.locator(ready).first.wait_for()
+    wait_idle(page)
+    return page
+
+
+def session_of(page) -> str:
+    """The session the page's address names (``?session=…``)."""
+    found = re.search(r"[?&]session=([0-9a-f]+)", page.url)
+    assert found, page.url
+    return found.group(1)
+
+
 def forget(page) -> None:
     """Make ``page`` a browser the app has never seen, on an empty document (the last test's
     session closed with its page): no cookie (a shared server's owner secret), nothing any

@@ -4,13 +4,11 @@ and a stale tab's change is refused instead of overwriting the newer one."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from flowdebug import hosting
 from flowdebug.store.sessions import open_store
-from tests.e2e.app_server import app_server, wait_idle
+from tests.e2e.app_server import app_server, open_page, session_of, wait_idle
 from ui.browser import OWNER_COOKIE
 
 pytestmark = pytest.mark.browser
@@ -21,21 +19,6 @@ def shared(tmp_path_factory):
     db = tmp_path_factory.mktemp("store") / "sessions.db"
     with app_server(db, **{hosting.SHARED_ENV: "1"}) as url:
         yield url, db
-
-
-def open_page(context, url: str):
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.goto(url, wait_until="domcontentloaded")
-    page.locator("h1").first.wait_for()
-    wait_idle(page)
-    return page
-
-
-def session_of(page) -> str:
-    found = re.search(r"[?&]session=([0-9a-f]+)", page.url)
-    assert found, page.url
-    return found.group(1)
 
 
 def owner_cookie(context) -> str:

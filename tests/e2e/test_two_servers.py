@@ -15,7 +15,8 @@ import re
 import pytest
 
 from flowdebug.store.sessions import open_store
-from tests.e2e.app_server import wait_idle
+from tests.e2e import app_server
+from tests.e2e.app_server import session_of, wait_idle
 from ui.browser import OWNER_COOKIE
 
 pytestmark = pytest.mark.browser
@@ -32,18 +33,8 @@ AFTER = [
 
 
 def open_page(context, url: str):
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.goto(url, wait_until="domcontentloaded")
-    page.locator(".st-key-step button").first.wait_for()
-    wait_idle(page)
-    return page
-
-
-def session_of(page) -> str:
-    found = re.search(r"[?&]session=([0-9a-f]+)", page.url)
-    assert found, page.url
-    return found.group(1)
+    """A new tab on the Debugger at ``url``, once its Step button is drawn."""
+    return app_server.open_page(context, url, ready=".st-key-step button")
 
 
 def step_shown(page) -> int:
