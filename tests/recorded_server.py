@@ -69,6 +69,8 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self) -> None:
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        self.server.heard.append({"line": self.requestline, "path": self.path, "headers": headers})
         body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
         path = self.path.split("?")[0]
         gemini = re.fullmatch(r"/v1(?:beta)?/models/([^:]+):(\w+)", path)
@@ -121,6 +123,8 @@ class RecordedServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.files = catalog()
         self.received: list[dict[str, Any]] = []
+        # Every request as it arrived, before its body is read: line, path, headers (lower-case).
+        self.heard: list[dict[str, Any]] = []
         self._thread: threading.Thread | None = None
 
     @property

@@ -19,7 +19,6 @@ import pytest
 from flowdebug.players.live.keys import ALLOWED_ENV, env_header_names
 from flowdebug.players.live.player import live_player
 from tests import cases
-from tests.recorded_server import RecordedServer, _Handler
 
 RECORDING = {
     "anthropic": "tool_use",
@@ -63,22 +62,6 @@ MARKERS = [
 
 
 PROTOCOLS = list(RECORDING)
-
-
-class _Heard(_Handler):
-    def do_POST(self) -> None:
-        self.server.heard.append(
-            {"line": self.requestline, "headers": {k.lower(): v for k, v in self.headers.items()}}
-        )
-        super().do_POST()
-
-
-@pytest.fixture
-def server():
-    with RecordedServer() as s:
-        s.RequestHandlerClass = _Heard
-        s.heard = []
-        yield s
 
 
 @pytest.fixture

@@ -19,7 +19,6 @@ from flowdebug.players.live.player import LiveSettings, live_player
 from flowdebug.redact import register_secret, strip_url_credentials, url_secrets
 from flowdebug.store.sessions import Store
 from tests import cases
-from tests.recorded_server import RecordedServer, _Handler
 
 LIVE = ["anthropic", "openai-chat", "openai-responses", "gemini"]
 RECORDING = {
@@ -36,26 +35,6 @@ ENV_VARS = (
     "GEMINI_API_KEY",
     "GOOGLE_API_KEY",
 )
-
-
-class _Heard(_Handler):
-    def do_POST(self) -> None:
-        self.server.heard.append(
-            {
-                "path": self.path,
-                "headers": {k.lower(): v for k, v in self.headers.items()},
-                "line": self.requestline,
-            }
-        )
-        super().do_POST()
-
-
-@pytest.fixture
-def server():
-    with RecordedServer() as s:
-        s.RequestHandlerClass = _Heard
-        s.heard = []
-        yield s
 
 
 @pytest.fixture
