@@ -13,9 +13,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from flowdebug.store.rooms import Rooms
 from flowdebug.store.sessions import open_store
-from tests.e2e.app_server import wait_idle
+from tests.e2e.app_server import session_of, wait_idle
 from tests.e2e.room_host import open_room
-from tests.e2e.test_two_servers import open_page, session_of, step
+from tests.e2e.test_two_servers import open_page, step
 
 pytestmark = pytest.mark.browser
 FOLLOW_MS = 1_000  # an attendee sees a Step within this

@@ -20,7 +20,6 @@ from flowdebug.protocols.warning_codes import WARNING_CODES, WarningCode
 from tests.cases import CONVERSATIONS, RESPONSES
 from tests.source_scan import FLOWDEBUG, flowdebug_trees, leaves, walk
 
-SOURCE = FLOWDEBUG
 DECLARED = set(typing.get_args(WarningCode))
 
 
@@ -91,7 +90,7 @@ def _code_expressions(trees: dict[Path, ast.Module]) -> Iterator[tuple[str, ast.
 
 
 def _where(path: Path, node: ast.AST) -> str:
-    return f"{path.relative_to(SOURCE.parent)}:{getattr(node, 'lineno', 0)}"
+    return f"{path.relative_to(FLOWDEBUG.parent)}:{getattr(node, 'lineno', 0)}"
 
 
 def _source_codes(extra: dict[Path, ast.Module] | None = None) -> dict[str, list[str]]:
@@ -143,7 +142,7 @@ def test_source_scan_reports_an_undeclared_code_and_one_built_at_runtime():
         "_drop(w, 'made_up_dropped')\n"
         "w.add(f'made_{what}', '$', 'gone')\n"
     )
-    found = _source_codes({SOURCE / "snippet.py": snippet})
+    found = _source_codes({FLOWDEBUG / "snippet.py": snippet})
     assert found["made_up_dropped"] == ["flowdebug/snippet.py:3"]
     assert found["<f-string f'made_{what}'>"] == ["flowdebug/snippet.py:4"]
 
